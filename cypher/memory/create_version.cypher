@@ -1,0 +1,20 @@
+// Close the current version $version of a memory in system time and create its successor.
+// mode: write
+// returns: optional
+// :param namespace => 'default'
+// :param memory_id => 'some-memory-id'
+// :param version => 1
+// :param label => 'Fact'
+// :param now => datetime()
+// :param props => {uid: randomUUID(), namespace: 'default', memory_id: 'some-memory-id', version: 2, kind: 'fact', content: 'changed', valid_from: datetime(), system_from: datetime(), created_by_origin: 'user', created_by_actor: 'browser', last_modified_by_origin: 'user', last_modified_by_actor: 'browser'}
+// :param reason => 'update'
+// :param origin => 'user'
+// :param actor => 'browser'
+MATCH (old:Memory {namespace: $namespace, memory_id: $memory_id, version: $version})
+WHERE old.system_to IS NULL
+SET old.system_to = $now
+CREATE (new:Memory:$($label))
+SET new = $props
+SET new.embedding = coalesce(new.embedding, old.embedding)
+CREATE (new)-[:SUPERSEDES {reason: $reason, origin: $origin, actor: $actor, at: $now}]->(old)
+RETURN new {.*, embedding: null} AS memory

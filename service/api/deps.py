@@ -1,0 +1,51 @@
+"""Dependency getters reading `request.app.state`, exposed as `Annotated` aliases."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Header, Request
+
+from service.api.auth import Principal, authenticate
+from service.container import Services
+from service.domain.memories import Writer
+from service.domain.models import Origin
+
+
+def get_services(request: Request) -> Services:
+    """Return the process's services (built by the lifespan)."""
+    services: Services = request.app.state.services
+    return services
+
+
+ServicesDep = Annotated[Services, Depends(get_services)]
+
+
+def get_principal(
+    services: ServicesDep,
+    authorization: Annotated[str | None, Header(description="Bearer <API key>")] = None,
+) -> Principal:
+    """Authenticate the request's API key (401 when missing or unknown)."""
+    return authenticate(services.settings, authorization)
+
+
+PrincipalDep = Annotated[Principal, Depends(get_principal)]
+
+
+def _scoped(scope: str):  # type: ignore[no-untyped-def]
+    def dependency(principal: PrincipalDep) -> Principal:
+        principal.require(scope)
+        return principal
+
+    return dependency
+
+
+ReadPrincipal = Annotated[Principal, Depends(_scoped("read"))]
+WritePrincipal = Annotated[Principal, Depends(_scoped("write"))]
+IngestPrincipal = Annotated[Principal, Depends(_scoped("ingest"))]
+MaintenancePrincipal = Annotated[Principal, Depends(_scoped("maintenance"))]
+
+
+def user_writer(principal: Principal, actor: str | None) -> Writer:
+    """Return the writer for the main door: origin `user`, the body's actor or the key's name."""
+    return Writer(namespace=principal.namespace, origin=Origin.USER, actor=actor or principal.actor)

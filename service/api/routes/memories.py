@@ -1,0 +1,104 @@
+"""`/v1/memories`: create, read as of any time, version, invalidate, retract, history."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Header, Query, Request
+from fastapi.responses import JSONResponse
+
+from service.api.deps import ReadPrincipal, ServicesDep, WritePrincipal, user_writer
+from service.api.idempotent import respond
+from service.errors import InvalidInputError
+from service.schemas import (
+    InvalidateRequest,
+    MemoriesPublic,
+    MemoryCreate,
+    MemoryCreated,
+    MemoryPublic,
+    MemoryUpdate,
+    ReasonRequest,
+    UtcDatetime,
+)
+
+router = APIRouter(prefix="/v1/memories", tags=["memories"])
+
+
+@router.post("", status_code=201, response_model=MemoryCreated)
+def create_memory(
+    body: MemoryCreate, request: Request, services: ServicesDep, principal: WritePrincipal
+) -> JSONResponse:
+    """Create a fact, decision, procedure or observation (200 with `created: false` on a repeat)."""
+
+    def call() -> tuple[int, object]:
+        memory, created = services.memories.create(
+            user_writer(principal, body.actor), body.model_dump(exclude={"actor"})
+        )
+        return (201 if created else 200), {**memory, "created": created}
+
+    return respond(services, principal, request, body, call)
+
+
+@router.get("/{memory_id}", response_model=MemoryPublic)
+def read_memory(
+    memory_id: str,
+    services: ServicesDep,
+    principal: ReadPrincipal,
+    as_of: Annotated[UtcDatetime | None, Query(description="Valid time (ISO 8601 with offset).")] = None,
+    known_at: Annotated[UtcDatetime | None, Query(description="System time (ISO 8601 with offset).")] = None,
+) -> dict[str, object]:
+    """Return the current version, or the one believed at `known_at` about `as_of`."""
+    return services.memories.get(principal.namespace, memory_id, as_of, known_at)
+
+
+@router.patch("/{memory_id}", response_model=MemoryPublic)
+def update_memory(
+    memory_id: str,
+    body: MemoryUpdate,
+    services: ServicesDep,
+    principal: WritePrincipal,
+    if_match: Annotated[str | None, Header(description="The version you read.")] = None,
+) -> dict[str, object]:
+    """Write a new version; `If-Match: <version>` is required (409 when stale)."""
+    if if_match is None:
+        raise InvalidInputError("If-Match: <version> is required")
+    try:
+        expected = int(if_match.strip().strip('"').removeprefix("W/").strip('"'))
+    except ValueError as exc:
+        raise InvalidInputError("If-Match must be the version number you read") from exc
+    return services.memories.update(
+        user_writer(principal, body.actor), memory_id, expected, body.model_dump(exclude={"actor"}, exclude_unset=True)
+    )
+
+
+@router.post("/{memory_id}/invalidate", response_model=MemoryPublic)
+def invalidate_memory(
+    memory_id: str, body: InvalidateRequest, request: Request, services: ServicesDep, principal: WritePrincipal
+) -> JSONResponse:
+    """Close valid time: it stopped being true at `valid_to` (default now)."""
+
+    def call() -> tuple[int, object]:
+        return 200, services.memories.invalidate(
+            user_writer(principal, body.actor), memory_id, body.valid_to, body.reason
+        )
+
+    return respond(services, principal, request, body, call)
+
+
+@router.post("/{memory_id}/retract", response_model=MemoryPublic)
+def retract_memory(
+    memory_id: str, body: ReasonRequest, request: Request, services: ServicesDep, principal: WritePrincipal
+) -> JSONResponse:
+    """Close system time with no successor; history keeps it."""
+
+    def call() -> tuple[int, object]:
+        return 200, services.memories.retract(user_writer(principal, body.actor), memory_id, body.reason)
+
+    return respond(services, principal, request, body, call)
+
+
+@router.get("/{memory_id}/history", response_model=MemoriesPublic)
+def read_history(memory_id: str, services: ServicesDep, principal: ReadPrincipal) -> dict[str, object]:
+    """Return every version with its four times and both provenances, oldest first."""
+    items = services.memories.history(principal.namespace, memory_id)
+    return {"items": items, "count": len(items)}

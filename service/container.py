@@ -1,0 +1,91 @@
+"""Builds, once per process, everything a request needs: settings, driver, queries, model, services."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+from service.domain.idempotency import IdempotencyService
+from service.domain.memories import MemoryService
+from service.domain.policy import VisibilityPolicy
+from service.domain.quality import QualityThresholds
+from service.domain.reasoning import ReasoningService
+from service.embeddings import Embedder, SentenceTransformerEmbedder
+from service.graph.cypher import QueryRegistry
+from service.graph.driver import bind_neomodel, create_driver
+from service.graph.repository import Graph
+from service.graph.schema import apply_schema, check_vector_dimension, wait_online
+from service.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Services:
+    """The process's long-lived objects (one driver, one model) and the use cases built on them."""
+
+    settings: Settings
+    graph: Graph
+    embedder: Embedder
+    memories: MemoryService
+    reasoning: ReasoningService
+    policy: VisibilityPolicy
+    idempotency: IdempotencyService
+    ready: dict[str, bool] = field(default_factory=dict)
+
+    def close(self) -> None:
+        """Close the driver."""
+        self.graph.driver.close()
+
+
+def quality_thresholds(settings: Settings) -> QualityThresholds:
+    """Return the quality gate's thresholds from the settings."""
+    return QualityThresholds(
+        min_score=settings.quality_min_score,
+        same_thought_similarity=settings.quality_similarity,
+        repetition_share=settings.quality_repetition_share,
+    )
+
+
+def build_services(settings: Settings, embedder: Embedder | None = None) -> Services:
+    """Connect, validate the Cypher files, apply the schema, load the model, wire the services.
+
+    Args:
+        settings: the process settings.
+        embedder: a ready embedder (tests pass a fake); default loads the configured model.
+
+    Returns:
+        The services; the caller closes them.
+
+    Raises:
+        GraphUnavailableError: Neo4j unreachable or indexes not ONLINE in time.
+        CypherFileError: a bad file in `cypher/`.
+        SchemaError: the vector index's dimension differs from the model's.
+        EmbeddingError: the model cannot be loaded.
+    """
+    registry = QueryRegistry.load(settings.cypher_dir)
+    driver = create_driver(settings)
+    try:
+        graph = Graph(driver, registry, settings.neo4j_database, settings.query_timeout_s)
+        applied = apply_schema(graph)
+        log.info("schema: %d statements applied (idempotent)", len(applied))
+        if embedder is None:
+            embedder = SentenceTransformerEmbedder(settings.embedding_model)
+        check_vector_dimension(graph, settings.vector_index, embedder.dimension)
+        wait_online(graph, settings.schema_online_timeout_s)
+        bind_neomodel(driver, settings)
+    except BaseException:
+        driver.close()
+        raise
+    memories = MemoryService(graph, embedder, settings.max_content_chars)
+    policy = VisibilityPolicy(settings.visibility)
+    return Services(
+        settings=settings,
+        graph=graph,
+        embedder=embedder,
+        memories=memories,
+        reasoning=ReasoningService(graph, memories, policy, quality_thresholds(settings), settings.max_steps),
+        policy=policy,
+        idempotency=IdempotencyService(graph),
+        ready={"model": True},
+    )

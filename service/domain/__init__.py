@@ -1,0 +1,1 @@
+"""Use cases: the memory model, visibility, lineage, quality and retrieval (no fastapi, no neo4j)."""

@@ -1,0 +1,207 @@
+"""Frozen domain types shared by the store, the quality gate, ingestion and retrieval."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+
+class Kind(StrEnum):
+    """The kind of a `:Memory` node (DESIGN §2)."""
+
+    FACT = "fact"
+    DECISION = "decision"
+    PROCEDURE = "procedure"
+    OBSERVATION = "observation"
+    REASONING = "reasoning"
+
+
+#: The kinds a client may create through `POST /v1/memories` (a trace has its own door).
+WRITABLE_KINDS: tuple[Kind, ...] = (Kind.FACT, Kind.DECISION, Kind.PROCEDURE, Kind.OBSERVATION)
+
+#: Neo4j label of each kind, next to `:Memory`.
+KIND_LABELS: dict[Kind, str] = {
+    Kind.FACT: "Fact",
+    Kind.DECISION: "Decision",
+    Kind.PROCEDURE: "Procedure",
+    Kind.OBSERVATION: "Observation",
+    Kind.REASONING: "ReasoningTrace",
+}
+
+
+class Origin(StrEnum):
+    """The door a write came through (DESIGN §5); fixed at creation as `created_by_origin`."""
+
+    USER = "user"
+    INGESTION = "ingestion"
+    MAINTENANCE = "maintenance"
+
+
+class StepKind(StrEnum):
+    """The kind of one reasoning step."""
+
+    THOUGHT = "thought"
+    ACTION = "action"
+    OBSERVATION = "observation"
+    DECISION = "decision"
+    CONCLUSION = "conclusion"
+
+
+class StepStatus(StrEnum):
+    """Whether a step is asserted, a hypothesis under test, or a hypothesis ruled out."""
+
+    ASSERTED = "asserted"
+    HYPOTHESIS = "hypothesis"
+    REJECTED = "rejected"
+
+
+class Severity(StrEnum):
+    """How bad a quality issue is: `serious` refuses a trace at the main door, `poor` lowers it."""
+
+    SERIOUS = "serious"
+    POOR = "poor"
+
+
+class Verdict(StrEnum):
+    """The quality gate's verdict on a trace."""
+
+    ACCEPTED = "accepted"
+    POOR = "poor"
+    REJECTED = "rejected"
+
+
+class Change(StrEnum):
+    """How a cited piece of evidence changed since it was cited."""
+
+    INVALIDATED = "invalidated"
+    SUPERSEDED = "superseded"
+    RETRACTED = "retracted"
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Who wrote a version: the door (`origin`) and the actor's free-form name."""
+
+    origin: str
+    actor: str
+
+
+@dataclass(frozen=True)
+class StepDraft:
+    """One step of a trace before it is stored.
+
+    Attributes:
+        kind: a `StepKind` value.
+        content: the step's text (NFC-normalised by the caller).
+        status: a `StepStatus` value; `hypothesis` for a guess under test.
+        rejects: 0-based indexes of earlier steps this step rules out.
+        cites: references to evidence: a stored `memory_id`, or, inside ingestion, a local
+            reference `"obs:<i>"` to the i-th observation of the same unit.
+    """
+
+    kind: str
+    content: str
+    status: str = StepStatus.ASSERTED
+    rejects: tuple[int, ...] = ()
+    cites: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ProducedDraft:
+    """The memory a trace produces, created in the same transaction as the trace."""
+
+    kind: str
+    content: str
+    confidence: float | None = None
+    subject: str | None = None
+    attribute: str | None = None
+    status: str | None = None
+
+
+@dataclass(frozen=True)
+class TraceDraft:
+    """A reasoning trace before it is stored (input of the quality gate and of the store).
+
+    Attributes:
+        task: what the reasoning served.
+        steps: the ordered steps, index = position.
+        produced: a new memory the trace creates and `PRODUCED`, if any.
+        produced_memory_id: an existing memory the trace `PRODUCED`, if any.
+    """
+
+    task: str
+    steps: tuple[StepDraft, ...]
+    produced: ProducedDraft | None = None
+    produced_memory_id: str | None = None
+
+
+@dataclass(frozen=True)
+class QualityIssue:
+    """One finding of the quality gate.
+
+    Attributes:
+        code: stable code (`missing_conclusion`, `circular`, `unsupported_conclusion`,
+            `concludes_rejected`, `repetitive`, `too_short`, ...).
+        severity: a `Severity` value.
+        step: 0-based index of the step concerned, or None for the trace as a whole.
+        message: a human-readable sentence.
+    """
+
+    code: str
+    severity: str
+    step: int | None
+    message: str
+
+
+@dataclass(frozen=True)
+class Assessment:
+    """The quality gate's answer: score in [0, 1], verdict and issues."""
+
+    score: float
+    verdict: str
+    issues: tuple[QualityIssue, ...] = ()
+
+    @property
+    def serious(self) -> bool:
+        """Return True when any issue is serious."""
+        return any(i.severity == Severity.SERIOUS for i in self.issues)
+
+    def as_dict(self) -> dict[str, Any]:
+        """Return the JSON shape `{score, verdict, issues[{code, severity, step, message}]}`."""
+        return {
+            "score": self.score,
+            "verdict": self.verdict,
+            "issues": [
+                {"code": i.code, "severity": i.severity, "step": i.step, "message": i.message}
+                for i in self.issues
+            ],
+        }
+
+
+@dataclass(frozen=True)
+class IngestUnit:
+    """One unit of handed-in material: its own transaction, its own line in the report.
+
+    Attributes:
+        key: stable identifier of the unit within its source (e.g. `"episode-12"`).
+        title: short human label for reports.
+        observations: texts that become `:Observation` memories (cited as `"obs:<i>"`).
+        trace: the reasoning drawn out of the unit, if any; its steps may cite `"obs:<i>"`.
+        valid_from: when the material says this happened, if it says (UTC-aware).
+        supersedes: names (e.g. ADR file stems or numbers) of decisions this unit's decision
+            supersedes; resolved against other units of the same namespace.
+        superseded_by: names of decisions that supersede this unit's decision.
+        name: this unit's own name for `supersedes` resolution (e.g. the ADR's file stem).
+    """
+
+    key: str
+    title: str
+    observations: tuple[str, ...] = ()
+    trace: TraceDraft | None = None
+    valid_from: datetime | None = None
+    supersedes: tuple[str, ...] = ()
+    superseded_by: tuple[str, ...] = ()
+    name: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)

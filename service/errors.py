@@ -1,0 +1,112 @@
+"""Domain exception hierarchy: every error has a stable dotted `code` (no framework imports)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class RationaleError(Exception):
+    """Base of every error the service raises on purpose; maps to HTTP in `api/errors.py`."""
+
+    code = "internal"
+
+    def __init__(self, message: str, *, extra: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.extra = extra or {}
+
+
+class NotFoundError(RationaleError):
+    """Something asked for does not exist in the caller's namespace."""
+
+    code = "not_found"
+
+
+class MemoryNotFound(NotFoundError):
+    """No memory with that id is visible in the caller's namespace."""
+
+    code = "memory.not_found"
+
+
+class TraceNotFound(NotFoundError):
+    """No reasoning trace with that id exists in the caller's namespace."""
+
+    code = "reasoning.not_found"
+
+
+class ConflictError(RationaleError):
+    """The write lost a race or contradicts the current state."""
+
+    code = "conflict"
+
+
+class VersionConflict(ConflictError):
+    """The client's `If-Match` version is no longer the current one."""
+
+    code = "memory.version_conflict"
+
+
+class InvalidInputError(RationaleError, ValueError):
+    """Input is well-formed JSON but breaks a domain rule."""
+
+    code = "input.invalid"
+
+
+class MissingReference(InvalidInputError):
+    """A write refers to memories or steps that do not exist; nothing was written."""
+
+    code = "reasoning.invalid_reference"
+
+
+class ReasoningRejected(InvalidInputError):
+    """The quality gate refused a trace; `extra["quality"]` holds the assessment."""
+
+    code = "reasoning.rejected"
+
+
+class UnsupportedFormat(InvalidInputError):
+    """Handed-in material is of an unknown format or malformed for the one named."""
+
+    code = "input.invalid_format"
+
+
+class TooLargeError(RationaleError):
+    """Input exceeds a documented size limit."""
+
+    code = "input.too_large"
+
+
+class AuthError(RationaleError):
+    """The request carries no valid API key."""
+
+    code = "auth.invalid_key"
+
+
+class ForbiddenError(RationaleError):
+    """The API key lacks the scope the operation needs."""
+
+    code = "auth.forbidden"
+
+
+class GraphUnavailableError(RationaleError):
+    """Neo4j cannot be reached or asked to retry; the caller may retry later."""
+
+    code = "graph.unavailable"
+
+
+class EmbeddingError(RationaleError):
+    """The embedding model failed to load or encode."""
+
+    code = "embedding.failed"
+
+
+class SchemaError(RationaleError):
+    """The database schema does not match what the service needs (e.g. vector dimension)."""
+
+    code = "schema.mismatch"
+
+
+class CypherFileError(RationaleError):
+    """A file in `cypher/` breaks the named-query rules (header, params, one statement)."""
+
+    code = "cypher.invalid_file"

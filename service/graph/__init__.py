@@ -1,0 +1,1 @@
+"""Neo4j access: driver, named Cypher, schema, neomodel node classes."""

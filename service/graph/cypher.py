@@ -1,0 +1,175 @@
+"""Loads and validates the named Cypher files under `cypher/` into a registry.
+
+A file is one statement with a `//` header (the idea of aiosql's named queries):
+
+    // One-sentence purpose.
+    // mode: read|write|schema
+    // returns: none|one|optional|many|scalar
+    // :param namespace => 'default'
+    MATCH (m:Memory {namespace: $namespace}) ...
+
+The name is the path below `cypher/` without `.cypher` (`memory/get_memory`). Parameters used in
+the statement (after stripping comments and string literals, as datasette's
+`named_parameters` does) must equal the declared `:param` set.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, LiteralString, cast
+
+from service.errors import CypherFileError
+
+Mode = Literal["read", "write", "schema"]
+Returns = Literal["none", "one", "optional", "many", "scalar"]
+
+_PARAM_DECL = re.compile(r"^//\s*:param\s+([A-Za-z_][A-Za-z0-9_]*)\s*=>\s*(.+?)\s*$")
+_KEY = re.compile(r"^//\s*(mode|returns)\s*:\s*(\S+)\s*$")
+_PARAM_USE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+_STRINGS = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`")
+_LINE_COMMENT = re.compile(r"//[^\n]*")
+_BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class NamedQuery:
+    """One validated Cypher file.
+
+    Attributes:
+        name: path below `cypher/` without the suffix, e.g. `memory/get_memory`.
+        purpose: the header's first line.
+        mode: `read`, `write` or `schema` (schema statements run in auto-commit).
+        returns: result shape the repository asserts.
+        params: declared parameter names, equal to those the statement uses.
+        examples: `name -> Cypher expression` from the header, for `EXPLAIN` and the Browser.
+        text: the whole file (header comments included; Neo4j ignores them).
+    """
+
+    name: str
+    purpose: str
+    mode: Mode
+    returns: Returns
+    params: frozenset[str]
+    examples: dict[str, str]
+    text: LiteralString
+
+
+def strip_code(text: str) -> str:
+    """Return `text` with comments and string literals removed (to find `$params` and `;`)."""
+    out = _BLOCK_COMMENT.sub(" ", text)
+    out = _STRINGS.sub("''", out)
+    return _LINE_COMMENT.sub(" ", out)
+
+
+def parse_query(name: str, text: str) -> NamedQuery:
+    """Parse and validate one Cypher file.
+
+    Args:
+        name: the query's name (path below `cypher/`, no suffix).
+        text: the file's text.
+
+    Returns:
+        The validated `NamedQuery`.
+
+    Raises:
+        CypherFileError: missing purpose, mode or returns; undeclared or unused parameters;
+            more than one statement; an empty statement.
+    """
+    lines = text.splitlines()
+    first = lines[0].strip() if lines else ""
+    if not first.startswith("//") or not first.lstrip("/ ").strip() or _KEY.match(first) or _PARAM_DECL.match(first):
+        raise CypherFileError(f"{name}: line 1 must be a `//` purpose sentence")
+    purpose = lines[0].lstrip("/ ").strip()
+    keys: dict[str, str] = {}
+    examples: dict[str, str] = {}
+    for line in lines:
+        if m := _KEY.match(line.strip()):
+            keys[m.group(1)] = m.group(2)
+        elif m := _PARAM_DECL.match(line.strip()):
+            examples[m.group(1)] = m.group(2)
+    mode = keys.get("mode")
+    returns = keys.get("returns")
+    if mode not in ("read", "write", "schema"):
+        raise CypherFileError(f"{name}: header needs `// mode: read|write|schema`")
+    if returns not in ("none", "one", "optional", "many", "scalar"):
+        raise CypherFileError(f"{name}: header needs `// returns: none|one|optional|many|scalar`")
+    code = strip_code(text).strip()
+    if not code:
+        raise CypherFileError(f"{name}: no statement")
+    if ";" in code.rstrip(";"):
+        raise CypherFileError(f"{name}: exactly one statement per file (found `;`)")
+    if code.endswith(";"):
+        raise CypherFileError(f"{name}: no trailing `;`")
+    used = set(_PARAM_USE.findall(code))
+    declared = set(examples)
+    if used != declared:
+        missing = sorted(used - declared)
+        unused = sorted(declared - used)
+        raise CypherFileError(f"{name}: undeclared params {missing}, unused params {unused}")
+    return NamedQuery(
+        name=name,
+        purpose=purpose,
+        mode=cast(Mode, mode),
+        returns=cast(Returns, returns),
+        params=frozenset(used),
+        examples=examples,
+        # Repository-controlled text read from our own folder, never user input.
+        text=cast(LiteralString, text),
+    )
+
+
+class QueryRegistry:
+    """All named queries of a `cypher/` folder, validated once at start-up."""
+
+    def __init__(self, queries: dict[str, NamedQuery]) -> None:
+        self._queries = queries
+
+    @classmethod
+    def load(cls, root: Path) -> QueryRegistry:
+        """Load every `*.cypher` below `root`.
+
+        Args:
+            root: the `cypher/` folder.
+
+        Returns:
+            The registry.
+
+        Raises:
+            CypherFileError: the folder is missing or any file is invalid (all errors listed).
+        """
+        if not root.is_dir():
+            raise CypherFileError(f"cypher folder not found: {root}")
+        queries: dict[str, NamedQuery] = {}
+        errors: list[str] = []
+        for path in sorted(root.rglob("*.cypher")):
+            name = path.relative_to(root).with_suffix("").as_posix()
+            try:
+                queries[name] = parse_query(name, path.read_text(encoding="utf-8"))
+            except CypherFileError as exc:
+                errors.append(exc.message)
+        if errors:
+            raise CypherFileError("invalid Cypher files:\n" + "\n".join(errors))
+        return cls(queries)
+
+    def __getitem__(self, name: str) -> NamedQuery:
+        """Return the query called `name`.
+
+        Raises:
+            KeyError: no such file (a programming error).
+        """
+        return self._queries[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._queries
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self._queries.values())
+
+    def __len__(self) -> int:
+        return len(self._queries)
+
+    def schema(self) -> list[NamedQuery]:
+        """Return the `schema/` statements in file order (`NNN_name`)."""
+        return sorted((q for q in self._queries.values() if q.name.startswith("schema/")), key=lambda q: q.name)

@@ -1,0 +1,57 @@
+"""The process's one Neo4j driver, and the only code that binds neomodel to it."""
+
+from __future__ import annotations
+
+from neomodel import get_config
+
+import neo4j
+from neo4j import Driver, GraphDatabase
+from service.errors import GraphUnavailableError
+from service.settings import Settings
+
+
+def create_driver(settings: Settings) -> Driver:
+    """Build the driver and check the server answers.
+
+    Args:
+        settings: connection settings (`NEO4J_*`).
+
+    Returns:
+        A connected driver; the caller closes it.
+
+    Raises:
+        GraphUnavailableError: the server cannot be reached or refuses the credentials.
+    """
+    driver = GraphDatabase.driver(
+        settings.neo4j_uri,
+        auth=(settings.neo4j_username, settings.neo4j_password.get_secret_value()),
+        max_connection_pool_size=50,
+        connection_acquisition_timeout=30.0,
+        notifications_min_severity="OFF",
+    )
+    try:
+        driver.verify_connectivity()
+    except neo4j.exceptions.AuthError as exc:
+        driver.close()
+        raise GraphUnavailableError(f"Neo4j refused the credentials for {settings.neo4j_username!r}") from exc
+    except (neo4j.exceptions.ServiceUnavailable, neo4j.exceptions.SessionExpired, OSError) as exc:
+        driver.close()
+        raise GraphUnavailableError(f"Neo4j is not reachable at {settings.neo4j_uri}: {exc}") from exc
+    return driver
+
+
+def bind_neomodel(driver: Driver, settings: Settings) -> None:
+    """Point neomodel's global config at the shared driver (never a URL of its own).
+
+    neomodel keeps its connection in ContextVars that a FastAPI lifespan cannot reach from
+    request handlers, but every new context falls back to the global config, so the driver is
+    set there and `database_url` is cleared (a URL would make neomodel build its own driver).
+
+    Args:
+        driver: the process's driver.
+        settings: for the database name.
+    """
+    config = get_config()
+    config.database_url = None
+    config.driver = driver
+    config.database_name = settings.neo4j_database

@@ -1,0 +1,70 @@
+"""The FastAPI app factory and its lifespan (no business logic here)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI, Request, Response
+from fastapi.responses import JSONResponse
+
+from service.api.errors import install_error_handlers
+from service.api.routes import health, memories, reasoning
+from service.container import Services, build_services
+from service.embeddings import Embedder
+from service.settings import Settings, get_settings
+
+log = logging.getLogger("rationale")
+
+DESCRIPTION = """Agent memory on Neo4j that keeps **why** next to **what**.
+
+Authenticate with `Authorization: Bearer <key>` (keys from `RATIONALE_API_KEYS`); with no keys
+configured the service runs in dev mode (namespace `default`, every scope, loopback only).
+Errors are `{"detail": ..., "code": "<stable.dotted.code>"}`.
+"""
+
+
+def create_app(settings: Settings | None = None, embedder: Embedder | None = None) -> FastAPI:
+    """Build the app; the lifespan connects to Neo4j, applies the schema and loads the model once.
+
+    Args:
+        settings: defaults to `get_settings()` (environment and `.env`).
+        embedder: a ready embedder (tests pass a fake); default loads the configured model.
+
+    Returns:
+        The FastAPI application.
+    """
+    settings = settings or get_settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        services: Services = build_services(settings, embedder)
+        if settings.dev_mode:
+            log.warning(
+                "dev mode: no RATIONALE_API_KEYS configured; one namespace 'default', all scopes, "
+                "no authentication. Bind to 127.0.0.1 only."
+            )
+        app.state.services = services
+        try:
+            yield
+        finally:
+            services.close()
+
+    app = FastAPI(title="Rationale", version="0.1.0", description=DESCRIPTION, lifespan=lifespan)
+    install_error_handlers(app)
+
+    @app.middleware("http")
+    async def limit_body(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+        length = request.headers.get("content-length")
+        if length is not None and length.isdigit() and int(length) > settings.max_body_bytes:
+            return JSONResponse(
+                {"detail": f"request body over {settings.max_body_bytes} bytes", "code": "input.too_large"},
+                status_code=413,
+            )
+        return await call_next(request)
+
+    app.include_router(health.router)
+    app.include_router(memories.router)
+    app.include_router(reasoning.router)
+    return app

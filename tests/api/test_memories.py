@@ -1,0 +1,258 @@
+"""The bi-temporal memory store over HTTP, against the real Neo4j (issue 3)."""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from tests.conftest import Tenant
+
+T0 = "2024-01-01T00:00:00Z"
+
+
+def create(t: Tenant, **body: object) -> dict:
+    r = t.post("/v1/memories", json={"kind": "fact", **body})
+    assert r.status_code in (200, 201), r.text
+    return r.json()
+
+
+def test_create_and_read_back(tenant: Tenant) -> None:
+    m = create(tenant, content="The build uses Python 3.11", confidence=0.9, metadata={"source": "ci"})
+    assert m["created"] is True and m["version"] == 1
+    assert m["created_by"] == {"origin": "user", "actor": "tester"}
+    assert m["last_modified_by"] == m["created_by"]
+    got = tenant.get(f"/v1/memories/{m['memory_id']}").json()
+    assert got["content"] == "The build uses Python 3.11"
+    assert got["metadata"] == {"source": "ci"}
+    assert got["system_to"] is None and got["valid_to"] is None
+
+
+def test_origin_comes_from_the_door_not_the_payload(tenant: Tenant) -> None:
+    r = tenant.post("/v1/memories", json={"kind": "fact", "content": "x is 1", "created_by": {"origin": "maintenance"}})
+    assert r.status_code == 422  # unknown field refused, never trusted
+    m = create(tenant, content="x is 1", actor="agent:alpha")
+    assert m["created_by"] == {"origin": "user", "actor": "agent:alpha"}
+
+
+def test_offsets_are_normalised_to_utc(tenant: Tenant) -> None:
+    m = create(tenant, content="meeting moved", valid_from="2024-03-01T10:00:00+02:00")
+    assert m["valid_from"].startswith("2024-03-01T08:00:00")
+    assert m["valid_from"].endswith(("Z", "+00:00"))
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "needle"),
+    [
+        ({"kind": "fact", "content": "a", "valid_from": "2024-01-01T00:00:00"}, 422, "timezone"),
+        ({"kind": "fact", "content": "a", "valid_from": "2024-02-01T00:00:00Z", "valid_to": "2024-01-01T00:00:00Z"}, 422, "valid_to"),
+        ({"kind": "rumour", "content": "a"}, 422, "kind"),
+        ({"kind": "reasoning", "content": "a"}, 422, "kind"),
+        ({"kind": "fact", "content": "   "}, 422, "empty"),
+        ({"kind": "fact", "content": "a", "subject": "alice"}, 422, "both"),
+        ({"kind": "fact", "content": "x" * 40_000}, 413, "limit"),
+    ],
+)
+def test_bad_input_is_refused_and_changes_nothing(tenant: Tenant, body: dict, status: int, needle: str) -> None:
+    r = tenant.post("/v1/memories", json=body)
+    assert r.status_code == status, r.text
+    assert needle in json.dumps(r.json()).lower()
+    assert "code" in r.json()
+    if status == 413:
+        assert r.json()["code"] == "input.too_large"
+
+
+def test_malformed_json_and_lone_surrogates(tenant: Tenant) -> None:
+    r = tenant.client.post("/v1/memories", content=b'{"kind": "fact", "content": ', headers={**tenant.headers, "Content-Type": "application/json"})
+    assert r.status_code == 422
+    r = tenant.client.post(
+        "/v1/memories", content=b'{"kind": "fact", "content": "bad \\ud800 text"}',
+        headers={**tenant.headers, "Content-Type": "application/json"},
+    )
+    assert r.status_code == 422 and r.json()["code"] == "input.invalid"
+    assert "surrogate" in r.text.lower() or "unicode" in r.text.lower()
+    r = tenant.client.post("/v1/memories", content=b'{"kind": "fact", "content": "\xff\xfe"}', headers={**tenant.headers, "Content-Type": "application/json"})
+    assert r.status_code == 422
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Η Αθήνα είναι η πρωτεύουσα", "北京是中国的首都", "deploy went fine 🚀🔥", "Cafe\u0301 au lait", "\U0001f468\u200d\U0001f469\u200d\U0001f467 family"],
+)
+def test_text_round_trips_after_nfc(tenant: Tenant, text: str) -> None:
+    m = create(tenant, content=text)
+    got = tenant.get(f"/v1/memories/{m['memory_id']}").json()
+    assert got["content"] == unicodedata.normalize("NFC", text)
+
+
+def test_same_fact_twice_is_one_memory(tenant: Tenant) -> None:
+    a = create(tenant, content="The cache is warm")
+    r = tenant.post("/v1/memories", json={"kind": "fact", "content": "  the CACHE   is warm "})
+    assert r.status_code == 200
+    assert r.json()["created"] is False and r.json()["memory_id"] == a["memory_id"]
+    # another kind is another memory
+    b = create(tenant, content="The cache is warm", **{"kind": "observation"})
+    assert b["memory_id"] != a["memory_id"]
+
+
+def test_keyed_fact_district_story(tenant: Tenant) -> None:
+    d1 = create(tenant, content="Lives in District 1", subject="alice", attribute="home", valid_from="2024-01-01T00:00:00Z")
+    d2 = create(tenant, content="Lives in District 2", subject="alice", attribute="home", valid_from="2024-06-01T00:00:00Z")
+    assert d2["memory_id"] != d1["memory_id"]
+    # now: District 2 is current and valid; District 1's memory ended when District 2 began
+    now1 = tenant.get(f"/v1/memories/{d1['memory_id']}").json()
+    assert now1["valid_to"].startswith("2024-06-01")
+    assert tenant.get(f"/v1/memories/{d2['memory_id']}").json()["valid_to"] is None
+    # as of March: District 1 was true
+    r = tenant.get(f"/v1/memories/{d1['memory_id']}", params={"as_of": "2024-03-01T00:00:00Z"})
+    assert r.status_code == 200 and r.json()["content"] == "Lives in District 1"
+    r = tenant.get(f"/v1/memories/{d2['memory_id']}", params={"as_of": "2024-03-01T00:00:00Z"})
+    assert r.status_code == 404
+    # both kept in history
+    hist = tenant.get(f"/v1/memories/{d1['memory_id']}/history").json()
+    assert hist["count"] == 2 and hist["items"][0]["valid_to"] is None and hist["items"][1]["valid_to"] is not None
+
+
+def test_keyed_loves_then_hates_has_exactly_one_current(tenant: Tenant, neo4j_driver) -> None:  # type: ignore[no-untyped-def]
+    create(tenant, content="Loves jazz", subject="bob", attribute="jazz")
+    create(tenant, content="Hates jazz", subject="bob", attribute="jazz")
+    with neo4j_driver.session() as s:
+        rows = s.run(
+            "MATCH (m:Fact {namespace: $ns, subject: 'bob', attribute: 'jazz'}) "
+            "WHERE m.system_to IS NULL AND (m.valid_to IS NULL OR m.valid_to > datetime()) RETURN m.content AS c",
+            ns=tenant.namespace,
+        ).data()
+    assert [r["c"] for r in rows] == ["Hates jazz"]
+
+
+def test_as_of_and_known_at_table(tenant: Tenant) -> None:
+    """Both axes: before, during and after a valid period; before and after a correction."""
+    m = create(tenant, content="Server in rack A", valid_from="2024-01-01T00:00:00Z", valid_to="2024-12-31T00:00:00Z")
+    mid = m["memory_id"]
+    recorded = m["system_from"]
+    r = tenant.patch(f"/v1/memories/{mid}", json={"content": "Server in rack B"}, headers={"If-Match": "1"})
+    assert r.status_code == 200, r.text
+    corrected = r.json()["system_from"]
+    cases = [
+        # (as_of, known_at, expected content or None for 404)
+        ("2023-06-01T00:00:00Z", None, None),  # before the valid period
+        ("2024-06-01T00:00:00Z", None, "Server in rack B"),  # during, as we believe now
+        ("2025-06-01T00:00:00Z", None, None),  # after
+        ("2024-06-01T00:00:00Z", recorded, "Server in rack A"),  # during, as we believed before the correction
+        ("2024-06-01T00:00:00Z", corrected, "Server in rack B"),  # after the correction
+        (None, "2020-01-01T00:00:00Z", None),  # before we knew anything
+    ]
+    for as_of, known_at, expected in cases:
+        params = {k: v for k, v in {"as_of": as_of, "known_at": known_at}.items() if v}
+        r = tenant.get(f"/v1/memories/{mid}", params=params)
+        if expected is None:
+            assert r.status_code == 404, (params, r.text)
+            assert r.json()["code"] == "memory.not_found"
+        else:
+            assert r.status_code == 200, (params, r.text)
+            assert r.json()["content"] == expected, params
+
+
+def test_patch_needs_if_match_and_refuses_stale(tenant: Tenant) -> None:
+    m = create(tenant, content="Deploys on Fridays", **{"kind": "procedure"}, trigger="friday")
+    mid = m["memory_id"]
+    assert tenant.patch(f"/v1/memories/{mid}", json={"content": "x"}).status_code == 422
+    r = tenant.patch(f"/v1/memories/{mid}", json={"content": "Deploys on Thursdays"}, headers={"If-Match": "1"})
+    assert r.status_code == 200 and r.json()["version"] == 2
+    r = tenant.patch(f"/v1/memories/{mid}", json={"content": "Deploys never"}, headers={"If-Match": "1"})
+    assert r.status_code == 409 and r.json()["code"] == "memory.version_conflict"
+    hist = tenant.get(f"/v1/memories/{mid}/history").json()["items"]
+    assert [h["content"] for h in hist] == ["Deploys on Fridays", "Deploys on Thursdays"]
+    assert hist[0]["system_to"] is not None and hist[1]["system_to"] is None
+    assert hist[1]["trigger"] == "friday"  # copied, not lost
+
+
+def test_two_concurrent_patches_one_wins(tenant: Tenant) -> None:
+    mid = create(tenant, content="Shared doc", metadata={"a": 1})["memory_id"]
+
+    def patch(i: int) -> int:
+        return tenant.patch(f"/v1/memories/{mid}", json={"metadata": {"writer": i}}, headers={"If-Match": "1"}).status_code
+
+    for _ in range(3):
+        with ThreadPoolExecutor(2) as pool:
+            codes = sorted(pool.map(patch, [1, 2]))
+        if codes == [200, 409]:
+            break
+        # both may not have raced; a sequential pair still must be 200 then 409
+        assert codes == [200, 409], codes
+    hist = tenant.get(f"/v1/memories/{mid}/history").json()
+    assert hist["count"] == 2
+
+
+def test_two_writers_in_turn_never_lose_metadata(tenant: Tenant) -> None:
+    mid = create(tenant, content="Config note", metadata={"owner": "a"})["memory_id"]
+    v = tenant.get(f"/v1/memories/{mid}").json()
+    r1 = tenant.patch(f"/v1/memories/{mid}", json={"metadata": {**v["metadata"], "reviewed": True}}, headers={"If-Match": str(v["version"])})
+    assert r1.status_code == 200
+    # writer 2 read version 1 too: refused, rereads, merges
+    r2 = tenant.patch(f"/v1/memories/{mid}", json={"metadata": {**v["metadata"], "tag": "x"}}, headers={"If-Match": str(v["version"])})
+    assert r2.status_code == 409
+    v2 = tenant.get(f"/v1/memories/{mid}").json()
+    r3 = tenant.patch(f"/v1/memories/{mid}", json={"metadata": {**v2["metadata"], "tag": "x"}}, headers={"If-Match": str(v2["version"])})
+    assert r3.json()["metadata"] == {"owner": "a", "reviewed": True, "tag": "x"}
+
+
+def test_sixty_concurrent_creates_across_two_namespaces(tenant: Tenant, other_tenant: Tenant, neo4j_driver) -> None:  # type: ignore[no-untyped-def]
+    def make(i: int) -> tuple[int, str]:
+        t = tenant if i % 2 else other_tenant
+        r = t.post("/v1/memories", json={"kind": "observation", "content": f"event number {i} in {t.namespace}"})
+        return r.status_code, r.json()["memory_id"]
+
+    with ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(make, range(60)))
+    assert all(code == 201 for code, _ in results)
+    for t, parity in ((tenant, 1), (other_tenant, 0)):
+        with neo4j_driver.session() as s:
+            rows = s.run("MATCH (m:Memory {namespace: $ns}) RETURN m.content AS c", ns=t.namespace).data()
+        assert len(rows) == 30
+        assert all(t.namespace in r["c"] for r in rows)
+
+
+def test_invalidate_and_retract(tenant: Tenant) -> None:
+    mid = create(tenant, content="Feature flag X is on", valid_from=T0)["memory_id"]
+    r = tenant.post(f"/v1/memories/{mid}/invalidate", json={"valid_to": "2024-05-01T00:00:00Z", "reason": "flag removed"})
+    assert r.status_code == 200 and r.json()["version"] == 2 and r.json()["valid_to"].startswith("2024-05-01")
+    assert tenant.post(f"/v1/memories/{mid}/invalidate", json={"valid_to": "2023-01-01T00:00:00Z", "reason": "x"}).status_code == 422
+    r = tenant.post(f"/v1/memories/{mid}/retract", json={"reason": "never true"})
+    assert r.status_code == 200 and r.json()["system_to"] is not None
+    r = tenant.get(f"/v1/memories/{mid}")
+    assert r.status_code == 404 and "retracted" in r.json()["detail"]
+    hist = tenant.get(f"/v1/memories/{mid}/history").json()
+    assert hist["count"] == 2 and all(h["system_to"] is not None for h in hist["items"])
+    assert tenant.post(f"/v1/memories/{mid}/retract", json={"reason": "again"}).status_code == 404
+
+
+def test_another_namespace_is_404_and_scopes_are_403(tenant: Tenant, other_tenant: Tenant) -> None:
+    mid = create(tenant, content="Tenant A secret")["memory_id"]
+    for path in (f"/v1/memories/{mid}", f"/v1/memories/{mid}/history"):
+        r = other_tenant.get(path)
+        assert r.status_code == 404 and r.json()["code"] == "memory.not_found"
+    r = other_tenant.patch(f"/v1/memories/{mid}", json={"content": "hijack"}, headers={"If-Match": "1"})
+    assert r.status_code == 404
+    read_only = tenant.key_with(["read"])
+    r = tenant.client.post("/v1/memories", json={"kind": "fact", "content": "nope"}, headers={"Authorization": f"Bearer {read_only}"})
+    assert r.status_code == 403 and r.json()["code"] == "auth.forbidden"
+    assert tenant.client.get(f"/v1/memories/{mid}", headers={"Authorization": f"Bearer {read_only}"}).status_code == 200
+
+
+def test_bad_keys_get_401(tenant: Tenant) -> None:
+    for headers in ({}, {"Authorization": "Bearer nope"}, {"Authorization": "Basic abc"}):
+        r = tenant.client.get("/v1/memories/x", headers=headers)
+        assert r.status_code == 401 and r.json()["code"] == "auth.invalid_key"
+
+
+def test_idempotency_key_makes_a_post_safe_to_retry(tenant: Tenant) -> None:
+    body = {"kind": "observation", "content": "Run 42 passed"}
+    a = tenant.post("/v1/memories", json=body, headers={"Idempotency-Key": "abc-1"})
+    b = tenant.post("/v1/memories", json=body, headers={"Idempotency-Key": "abc-1"})
+    assert a.status_code == b.status_code == 201
+    assert a.json()["memory_id"] == b.json()["memory_id"] and b.headers.get("Idempotent-Replay") == "true"
+    c = tenant.post("/v1/memories", json={**body, "content": "other"}, headers={"Idempotency-Key": "abc-1"})
+    assert c.status_code == 422

@@ -1,0 +1,63 @@
+"""The named-Cypher loader: header rules and parameter checks (no Neo4j)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from service.errors import CypherFileError
+from service.graph.cypher import QueryRegistry, parse_query
+from service.settings import Settings
+
+GOOD = """// Get one memory.
+// mode: read
+// returns: optional
+// :param namespace => 'default'
+// :param memory_id => 'x'
+MATCH (m:Memory {namespace: $namespace, memory_id: $memory_id}) // $not_a_param in a comment
+WHERE m.content <> '$not_a_param either'
+RETURN m.uid AS uid
+"""
+
+
+def test_good_file_parses() -> None:
+    q = parse_query("memory/get", GOOD)
+    assert q.params == {"namespace", "memory_id"}
+    assert q.mode == "read" and q.returns == "optional"
+    assert q.purpose == "Get one memory."
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        (GOOD.replace("// :param memory_id => 'x'\n", ""), "undeclared"),
+        (GOOD.replace("// mode: read\n", ""), "mode"),
+        (GOOD.replace("// returns: optional\n", ""), "returns"),
+        (GOOD + "; MATCH (n) RETURN n", "one statement"),
+        (GOOD.replace("// Get one memory.\n", ""), "purpose"),
+        (GOOD.replace("// :param namespace => 'default'\n", "// :param namespace => 'default'\n// :param extra => 1\n"), "unused"),
+    ],
+)
+def test_bad_files_are_refused(text: str, needle: str) -> None:
+    with pytest.raises(CypherFileError) as info:
+        parse_query("bad", text)
+    assert needle in str(info.value)
+
+
+def test_every_file_in_the_repo_loads() -> None:
+    registry = QueryRegistry.load(Settings().cypher_dir)
+    assert len(registry) > 20
+    assert registry.schema()[0].name.startswith("schema/0")
+
+
+def test_every_query_name_used_in_the_code_exists() -> None:
+    registry = QueryRegistry.load(Settings().cypher_dir)
+    root = Path(__file__).resolve().parents[2] / "service"
+    used = set()
+    for path in root.rglob("*.py"):
+        used |= set(re.findall(r'"([a-z_]+/[a-z_]+)"', path.read_text()))
+    names = {q.name for q in registry}
+    missing = {u for u in used if u.split("/")[0] in {n.split("/")[0] for n in names} and u not in names}
+    assert not missing, missing
