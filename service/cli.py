@@ -12,6 +12,11 @@ from service.settings import get_settings
 app = typer.Typer(help="Rationale: agent memory on Neo4j that keeps why next to what.", no_args_is_help=True)
 
 
+@app.callback()
+def main() -> None:
+    """Rationale: agent memory on Neo4j that keeps why next to what."""
+
+
 def _is_loopback(host: str) -> bool:
     if host == "localhost":
         return True
@@ -34,7 +39,7 @@ def serve(
     settings = get_settings()
     host = host or settings.host
     port = port or settings.port
-    if settings.dev_mode and not _is_loopback(host):
+    if settings.dev_mode and not _is_loopback(host) and not settings.dev_bind_any:
         typer.echo(
             f"refusing to bind {host}: dev mode (no RATIONALE_API_KEYS) serves only on loopback", err=True
         )

@@ -59,6 +59,11 @@ class Settings(BaseSettings):
     )
     host: str = Field(default="127.0.0.1", validation_alias="RATIONALE_HOST", description="Bind address.")
     port: int = Field(default=8000, validation_alias="RATIONALE_PORT", description="Bind port.")
+    dev_bind_any: bool = Field(
+        default=False,
+        validation_alias="RATIONALE_DEV_BIND_ANY",
+        description="Allow dev mode on a non-loopback address (only inside a container whose port is published on the host's loopback).",
+    )
     api_keys: Annotated[dict[str, ApiKey], NoDecode] = Field(
         default_factory=dict,
         validation_alias="RATIONALE_API_KEYS",

@@ -37,7 +37,13 @@ def test_good_file_parses() -> None:
         (GOOD.replace("// returns: optional\n", ""), "returns"),
         (GOOD + "; MATCH (n) RETURN n", "one statement"),
         (GOOD.replace("// Get one memory.\n", ""), "purpose"),
-        (GOOD.replace("// :param namespace => 'default'\n", "// :param namespace => 'default'\n// :param extra => 1\n"), "unused"),
+        (
+            GOOD.replace(
+                "// :param namespace => 'default'\n",
+                "// :param namespace => 'default'\n// :param extra => 1\n",
+            ),
+            "unused",
+        ),
     ],
 )
 def test_bad_files_are_refused(text: str, needle: str) -> None:
@@ -59,5 +65,7 @@ def test_every_query_name_used_in_the_code_exists() -> None:
     for path in root.rglob("*.py"):
         used |= set(re.findall(r'"([a-z_]+/[a-z_]+)"', path.read_text()))
     names = {q.name for q in registry}
-    missing = {u for u in used if u.split("/")[0] in {n.split("/")[0] for n in names} and u not in names}
+    missing = {
+        u for u in used if u.split("/")[0] in {n.split("/")[0] for n in names} and u not in names
+    }
     assert not missing, missing

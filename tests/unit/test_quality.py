@@ -21,7 +21,7 @@ from service.domain.quality import (
     terms,
 )
 
-T, A, O, C, D = (
+T, A, OBS, C, D = (
     StepKind.THOUGHT,
     StepKind.ACTION,
     StepKind.OBSERVATION,
@@ -44,7 +44,7 @@ GOOD = TraceDraft(
     steps=(
         s(T, "The nightly build may fail because the cache volume is full."),
         s(A, "df -h /var/cache on the build host"),
-        s(O, "The cache volume /var/cache is 100% full on the build host.", cites=("obs:0",)),
+        s(OBS, "The cache volume /var/cache is 100% full on the build host.", cites=("obs:0",)),
         s(C, "The nightly build fails because the cache volume on the build host is full."),
     ),
     produced=ProducedDraft(
@@ -113,7 +113,8 @@ def test_loop_without_new_observation_is_circular() -> None:
     )
     result = assess(draft)
     circular = [i for i in result.issues if i.code == "circular"]
-    assert circular and circular[0].step == 2
+    assert circular
+    assert circular[0].step == 2
     assert result.verdict == Verdict.REJECTED
 
 
@@ -129,7 +130,11 @@ def test_repeated_thought_after_new_observation_is_not_circular() -> None:
 def test_different_thought_is_not_circular() -> None:
     draft = TraceDraft(
         task=TASK,
-        steps=(GOOD.steps[0], s(T, "Maybe the compiler version changed last week."), *GOOD.steps[1:]),
+        steps=(
+            GOOD.steps[0],
+            s(T, "Maybe the compiler version changed last week."),
+            *GOOD.steps[1:],
+        ),
         produced=GOOD.produced,
     )
     assert "circular" not in codes(draft)
@@ -150,7 +155,7 @@ def test_conclusion_restating_the_task_with_related_evidence_is_not_circular() -
         task="The cache volume is full and that breaks the nightly build.",
         steps=(
             s(T, "Let me check the disk."),
-            s(O, "df reports the cache volume at 100% use.", cites=("obs:0",)),
+            s(OBS, "df reports the cache volume at 100% use.", cites=("obs:0",)),
             s(C, "The cache volume is full."),
         ),
     )
@@ -177,7 +182,7 @@ def test_conclusion_unrelated_to_the_evidence_is_unsupported() -> None:
         task=TASK,
         steps=(
             GOOD.steps[0],
-            s(O, "The weather in Lisbon is sunny today.", cites=("obs:0",)),
+            s(OBS, "The weather in Lisbon is sunny today.", cites=("obs:0",)),
             GOOD.steps[3],
         ),
         produced=GOOD.produced,
@@ -190,7 +195,7 @@ def test_actions_count_as_related_evidence() -> None:
         task=TASK,
         steps=(
             s(A, "inspect the cache volume"),
-            s(O, "exit code 0", cites=("obs:0",)),
+            s(OBS, "exit code 0", cites=("obs:0",)),
             s(C, "The cache volume is full."),
         ),
     )
@@ -213,7 +218,7 @@ def test_cited_evidence_text_decides_relatedness() -> None:
 def test_observation_after_the_conclusion_does_not_support_it() -> None:
     draft = TraceDraft(
         task=TASK,
-        steps=(GOOD.steps[0], GOOD.steps[3], s(O, "The cache volume is full.")),
+        steps=(GOOD.steps[0], GOOD.steps[3], s(OBS, "The cache volume is full.")),
     )
     assert "unsupported_conclusion" in codes(draft)
 
@@ -223,7 +228,7 @@ def test_observation_after_the_conclusion_does_not_support_it() -> None:
 HYPOTHESES = (
     s(T, "The cache volume is full.", status=StepStatus.HYPOTHESIS),
     s(T, "The compiler was upgraded and breaks the build.", status=StepStatus.HYPOTHESIS),
-    s(O, "df shows the cache volume at 20% use; the compiler changelog lists an upgrade."),
+    s(OBS, "df shows the cache volume at 20% use; the compiler changelog lists an upgrade."),
     s(T, "Ruled out: the cache volume has room.", rejects=(0,)),
 )
 
@@ -248,7 +253,7 @@ def test_concluding_the_surviving_hypothesis_is_fine() -> None:
 def test_status_rejected_counts_as_rejected() -> None:
     steps = (
         s(T, "The cache volume is full.", status=StepStatus.REJECTED),
-        s(O, "df shows the cache volume at 20% use."),
+        s(OBS, "df shows the cache volume at 20% use."),
         s(C, "The cache volume is full."),
     )
     assert "concludes_rejected" in codes(TraceDraft(task=TASK, steps=steps))
@@ -266,10 +271,22 @@ def test_produced_content_restating_a_rejected_hypothesis_is_flagged() -> None:
 def test_negation_keeps_a_rejected_opposite_apart() -> None:
     steps = (
         s(T, "Do not add a status field.", status=StepStatus.HYPOTHESIS),
-        s(T, "Add a status field in YAML front matter.", status=StepStatus.HYPOTHESIS),
-        s(O, "Users ask for a status field in every record."),
+        s(OBS, "Users ask for a status field in every record."),
         s(T, "Rejected: users demand a status field.", rejects=(0,)),
-        s(C, "Add a status field in YAML front matter."),
+        s(C, "Add a status field."),
+    )
+    assert "concludes_rejected" not in codes(TraceDraft(task=TASK, steps=steps))
+    restated = (*steps[:3], s(C, "We will not add any status field."))
+    assert "concludes_rejected" in codes(TraceDraft(task=TASK, steps=restated))
+
+
+def test_naming_a_rejected_alternative_next_to_the_chosen_one_is_fine() -> None:
+    steps = (
+        s(T, "JSON", status=StepStatus.HYPOTHESIS),
+        s(T, "JSON5", status=StepStatus.HYPOTHESIS),
+        s(OBS, "JSON5 allows comments; JSON does not."),
+        s(T, "Rejected JSON: no comments.", rejects=(0,)),
+        s(C, "Use JSON5 rather than plain JSON, because config files need comments."),
     )
     assert "concludes_rejected" not in codes(TraceDraft(task=TASK, steps=steps))
 
@@ -281,13 +298,13 @@ def test_repeating_steps_make_a_poor_trace() -> None:
     steps = (
         s(T, "Search the build log for the error."),
         s(A, "grep ERROR build.log"),
-        s(O, "No more results.", cites=("obs:0",)),
+        s(OBS, "No more results.", cites=("obs:0",)),
         s(T, "Search the build log for failures instead."),
         s(A, "grep ERROR build.log"),
-        s(O, "No more results.", cites=("obs:1",)),
+        s(OBS, "No more results.", cites=("obs:1",)),
         s(T, "Try the nightly log for the error."),
         s(A, "grep ERROR build.log"),
-        s(O, "No more results.", cites=("obs:2",)),
+        s(OBS, "No more results.", cites=("obs:2",)),
         s(C, "The build log has no ERROR lines."),
     )
     result = assess(TraceDraft(task=TASK, steps=steps))
@@ -302,7 +319,7 @@ def test_repetition_threshold_is_respected() -> None:
     steps = (
         *GOOD.steps[:3],
         s(A, "df -h /var/cache on the build host"),
-        s(O, "The cache volume /var/cache is 100% full on the build host."),
+        s(OBS, "The cache volume /var/cache is 100% full on the build host."),
         GOOD.steps[3],
     )
     draft = TraceDraft(task=TASK, steps=steps, produced=GOOD.produced)
@@ -322,7 +339,7 @@ def test_single_step_is_too_short_but_only_poor_when_supported() -> None:
 
 def test_two_steps_are_not_too_short() -> None:
     draft = TraceDraft(
-        task=TASK, steps=(s(O, "cache volume at 100%"), s(C, "The cache volume is full."))
+        task=TASK, steps=(s(OBS, "cache volume at 100%"), s(C, "The cache volume is full."))
     )
     assert "too_short" not in codes(draft)
 
