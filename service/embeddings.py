@@ -80,10 +80,11 @@ class SentenceTransformerEmbedder:
             self._model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
         except Exception as exc:  # the library raises many kinds; all mean "not loaded"
             raise EmbeddingError(f"could not load embedding model from {path}: {exc}") from exc
-        dim = self._model.get_embedding_dimension() if hasattr(self._model, "get_embedding_dimension") else None
-        if dim is None:
-            dim = self._model.get_sentence_embedding_dimension()
-        self._dimension = int(dim)
+        getter = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
+        dim = getter()
+        if not isinstance(dim, int):
+            raise EmbeddingError(f"model at {path} does not report its embedding dimension")
+        self._dimension = dim
         self._lock = threading.Lock()
         self.path = path
 

@@ -33,7 +33,7 @@ def status_for(exc: errors.RationaleError) -> int:
     """Return the HTTP status of a domain error (its nearest class in `STATUS`)."""
     for cls in type(exc).__mro__:
         if cls in STATUS:
-            return STATUS[cls]  # type: ignore[index]
+            return STATUS[cls]
     return 500
 
 

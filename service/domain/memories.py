@@ -276,7 +276,7 @@ class MemoryService:
                     "namespace": current["namespace"],
                     "memory_id": current["memory_id"],
                     "version": current["version"],
-                    "label": KIND_LABELS[Kind(props["kind"])],
+                    "label": KIND_LABELS[Kind(str(props["kind"]))],
                     "now": now,
                     "props": props,
                     "reason": reason,
@@ -292,7 +292,8 @@ class MemoryService:
             raise VersionConflict(
                 f"memory {current['memory_id']} version {current['version']} is no longer current"
             )
-        return row["memory"]
+        memory: Row = row["memory"]
+        return memory
 
     def current_in(self, tx: Tx, namespace: str, memory_id: str) -> Row:
         """Return the current version inside a transaction.
@@ -306,7 +307,8 @@ class MemoryService:
         )
         if row is None:
             raise self._not_found(namespace, memory_id)
-        return row["memory"]
+        memory: Row = row["memory"]
+        return memory
 
     def _not_found(self, namespace: str, memory_id: str) -> MemoryNotFound:
         state = self.graph.one("memory/get_memory_state", {"namespace": namespace, "memory_id": memory_id})

@@ -42,7 +42,8 @@ Rules (code, severity, step the issue points at)
         (b) *concludes what it assumed*: the conclusion step's content or the produced content
         is contained (``containment >= restate_containment``) in the task or in the first
         thought step, and no observation or cited evidence related to the conclusion lies
-        before the conclusion (step = the conclusion step, None if only produced).
+        before the conclusion (cites of unknown text are presumed related; step = the
+        conclusion step, None if only produced).
     - ``unsupported_conclusion`` (serious, the conclusion step): no observation step before the
       conclusion and no cite on the conclusion or any step before it; or evidence text exists
       (observations, actions, cited texts before the conclusion) and the conclusion shares fewer

@@ -180,6 +180,8 @@ def _load_json(content: str, fmt: str) -> Any:
         raise FormatError(
             f"{fmt}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
         ) from exc
+    except RecursionError as exc:
+        raise FormatError(f"{fmt}: JSON is nested too deeply") from exc
 
 
 def _obs(index: int) -> str:
@@ -348,6 +350,15 @@ def _react_records(lines: Sequence[str]) -> tuple[list[_Record], dict[str, Any],
     for line in lines:
         if done:
             continue
+        if line.startswith("{") and "'steps'" in line:
+            try:
+                parsed = ast.literal_eval(line.strip())
+            except (ValueError, SyntaxError):
+                parsed = None
+            if isinstance(parsed, dict):
+                result = {str(k): v for k, v in parsed.items()}
+                done = True
+                continue
         tag = _REACT_TAG.match(line)
         if in_debug:
             if tag and tag.group(1) == "Thought":
@@ -360,16 +371,6 @@ def _react_records(lines: Sequence[str]) -> tuple[list[_Record], dict[str, Any],
         elif line.startswith(_REACT_DEBUG):
             in_debug = True
             skipped += 1
-        elif line.startswith("{") and "'steps'" in line:
-            try:
-                parsed = ast.literal_eval(line.strip())
-            except (ValueError, SyntaxError):
-                parsed = None
-            if isinstance(parsed, dict):
-                result = {str(k): v for k, v in parsed.items()}
-                done = True
-            elif records:
-                records[-1].lines.append(line)
         elif _REACT_SEPARATOR.match(line):
             continue
         elif records:
@@ -1164,6 +1165,8 @@ def detect_format(content: str, source_name: str) -> str:
     if declared_json or content.lstrip()[:1] in ("{", "["):
         try:
             data = json.loads(content)
+        except RecursionError as exc:
+            raise FormatError(f"auto: the JSON of {source_name} is nested too deeply") from exc
         except json.JSONDecodeError as exc:
             if declared_json:
                 raise FormatError(

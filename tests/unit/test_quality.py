@@ -384,7 +384,7 @@ def test_min_score_rejects_a_trace_without_issues() -> None:
 @pytest.mark.parametrize("field", ["min_score", "same_thought_similarity", "repetition_share"])
 def test_thresholds_outside_unit_interval_are_refused(field: str) -> None:
     with pytest.raises(ValueError, match=field):
-        QualityThresholds(**{field: 1.5})
+        QualityThresholds(**{field: 1.5})  # type: ignore[arg-type]
 
 
 # --- broken variants of a good trace ------------------------------------------------------------
