@@ -91,8 +91,27 @@ from service.domain.models import (
     Verdict,
 )
 
+#: Hedges that mark a guess ("maybe X", "perhaps X"): a hypothesis and a conclusion asserting
+#: the same X must compare as the same claim, so these carry no topic.
+HEDGES: frozenset[str] = frozenset(
+    {
+        "maybe",
+        "perhaps",
+        "possibly",
+        "probably",
+        "likely",
+        "might",
+        "guess",
+        "suspect",
+        "hypothesis",
+        "seems",
+        "seem",
+        "think",
+    }
+)
+
 #: English function words dropped before comparing texts (closed list, no library).
-STOPWORDS: frozenset[str] = frozenset(
+STOPWORDS: frozenset[str] = HEDGES | frozenset(
     {
         "a",
         "about",

@@ -1,0 +1,36 @@
+// Fulltext-index candidates for a Lucene-escaped query, filtered in this query right after the index call (namespace first), visible and unrecognized apart.
+// mode: read
+// returns: one
+// :param index_name => 'memory_content'
+// :param k => 100
+// :param query => 'why does test_upload fail'
+// :param namespace => 'default'
+// :param kinds => null
+// :param as_of => datetime()
+// :param known_at => null
+// :param include_superseded => false
+// :param origins => ['ingestion', 'user']
+// :param recognized => ['ingestion', 'maintenance', 'user']
+CALL db.index.fulltext.queryNodes($index_name, $query, {limit: $k}) YIELD node, score
+WITH collect({node: node, score: score}) AS raw
+CALL (raw) {
+  UNWIND raw AS hit
+  WITH hit.node AS m, hit.score AS score
+  WHERE m.namespace = $namespace
+    AND m:Memory AND NOT m:ReasoningStep
+    AND ($kinds IS NULL OR m.kind IN $kinds)
+  WITH m, score, m.created_by_origin AS origin,
+       CASE
+         WHEN $include_superseded THEN $known_at IS NULL OR m.system_from <= $known_at
+         WHEN $known_at IS NULL THEN m.system_to IS NULL
+         ELSE m.system_from <= $known_at AND (m.system_to IS NULL OR m.system_to > $known_at)
+       END
+       AND m.valid_from <= $as_of AND (m.valid_to IS NULL OR m.valid_to > $as_of) AS in_time
+  RETURN
+    collect(CASE WHEN in_time AND origin IN $origins AND m.uid IS NOT NULL AND m.memory_id IS NOT NULL
+                 THEN {uid: m.uid, memory_id: m.memory_id, kind: m.kind, score: score,
+                       quality_verdict: m.quality_verdict, quality_score: m.quality_score} END) AS hits,
+    collect(CASE WHEN (origin IS NULL OR NOT origin IN $recognized) AND coalesce(in_time, true)
+                 THEN {memory_id: coalesce(m.memory_id, m.uid), origin: origin} END) AS unrecognized
+}
+RETURN size(raw) AS fetched, hits, unrecognized

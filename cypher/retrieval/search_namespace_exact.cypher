@@ -1,0 +1,27 @@
+// Exact cosine ranking of the visible memories of one namespace (the fallback when the global vector index, over-fetched to its cap, still leaves too few).
+// mode: read
+// returns: many
+// :param embedding => [i IN range(1, 384) | 0.05103103630798288]
+// :param k => 100
+// :param namespace => 'default'
+// :param kinds => null
+// :param as_of => datetime()
+// :param known_at => null
+// :param include_superseded => false
+// :param origins => ['ingestion', 'user']
+MATCH (m:Memory {namespace: $namespace})
+WHERE m.kind IS NOT NULL AND ($kinds IS NULL OR m.kind IN $kinds)
+  AND NOT m:ReasoningStep
+  AND m.created_by_origin IN $origins
+  AND m.embedding IS NOT NULL AND m.uid IS NOT NULL AND m.memory_id IS NOT NULL
+  AND CASE
+        WHEN $include_superseded THEN $known_at IS NULL OR m.system_from <= $known_at
+        WHEN $known_at IS NULL THEN m.system_to IS NULL
+        ELSE m.system_from <= $known_at AND (m.system_to IS NULL OR m.system_to > $known_at)
+      END
+  AND m.valid_from <= $as_of AND (m.valid_to IS NULL OR m.valid_to > $as_of)
+WITH m, vector.similarity.cosine(m.embedding, $embedding) AS score
+ORDER BY score DESC, m.uid
+LIMIT $k
+RETURN m.uid AS uid, m.memory_id AS memory_id, m.kind AS kind, score AS score,
+       m.quality_verdict AS quality_verdict, m.quality_score AS quality_score
