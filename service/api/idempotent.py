@@ -13,6 +13,7 @@ from pydantic import BaseModel
 from service.api.auth import Principal
 from service.container import Services
 from service.domain.idempotency import request_hash
+from service.errors import InvalidInputError
 
 
 def respond(
@@ -38,8 +39,6 @@ def respond(
     payload = body.model_dump_json().encode() if body is not None else b""
     if key:
         if not (1 <= len(key) <= 200):
-            from service.errors import InvalidInputError
-
             raise InvalidInputError("Idempotency-Key must be 1 to 200 characters")
         digest = request_hash(request.method, request.url.path, payload)
         stored = services.idempotency.lookup(principal.namespace, key, digest)

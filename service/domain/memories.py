@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from service.domain.models import KIND_LABELS, WRITABLE_KINDS, Kind, Origin
+from service.domain.models import KIND_LABELS, WRITABLE_KINDS, Kind
 from service.domain.text import clean_text, normalise_for_match
 from service.embeddings import Embedder
 from service.errors import (
@@ -478,6 +478,3 @@ class MemoryService:
         return memory_public(row["memory"])
 
 
-def user_writer(namespace: str, actor: str) -> Writer:
-    """Return the writer for the main API door (origin `user`)."""
-    return Writer(namespace=namespace, origin=Origin.USER, actor=actor)
