@@ -4,9 +4,17 @@ from __future__ import annotations
 
 import ipaddress
 import logging
+import os
+import re
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated
 
 import typer
 
+from service.errors import TooLargeError, UnsupportedFormat
 from service.settings import get_settings
 
 app = typer.Typer(help="Rationale: agent memory on Neo4j that keeps why next to what.", no_args_is_help=True)
@@ -46,6 +54,250 @@ def serve(
         raise typer.Exit(2)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
+
+
+maintenance_app = typer.Typer(
+    help="Maintenance jobs: they write as origin `maintenance`, actor `job:<name>`.",
+    no_args_is_help=True,
+)
+app.add_typer(maintenance_app, name="maintenance")
+
+
+@maintenance_app.command("run")
+def maintenance_run(
+    job: Annotated[
+        str,
+        typer.Argument(help="evidence-drift, duplicate-candidates or contradiction-candidates."),
+    ],
+    namespace: Annotated[
+        str, typer.Option("--namespace", "-n", help="Namespace to run on.")
+    ] = "default",
+) -> None:
+    """Run one maintenance job on one namespace now and print its report."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from service.container import build_services
+    from service.domain.maintenance import JOB_NAMES
+    from service.errors import InvalidInputError, RationaleError
+
+    console = Console()
+    if job not in JOB_NAMES:
+        console.print(
+            f"[red]unknown maintenance job {job!r}[/red]; known jobs: {', '.join(JOB_NAMES)}"
+        )
+        raise typer.Exit(2)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        services = build_services(get_settings())
+    except RationaleError as exc:
+        console.print(f"[red]cannot start: {exc.message}[/red] ({exc.code})")
+        raise typer.Exit(1) from exc
+    try:
+        report = services.maintenance.run(job, namespace)
+    except RationaleError as exc:
+        console.print(f"[red]{job} failed: {exc.message}[/red] ({exc.code})")
+        raise typer.Exit(2 if isinstance(exc, InvalidInputError) else 1) from exc
+    finally:
+        services.close()
+    table = Table(title=f"maintenance {report.job} on {namespace}", show_header=False)
+    table.add_row("examined", str(report.examined))
+    table.add_row("changed", str(report.changed))
+    table.add_row("memory_ids", "\n".join(report.memory_ids) or "-")
+    table.add_row("trace_ids", "\n".join(report.trace_ids) or "-")
+    console.print(table)
+
+
+#: Show a progress bar when ingesting at least this many files, or a file at least this large.
+PROGRESS_MIN_FILES = 2
+PROGRESS_MIN_BYTES = 64 * 1024
+
+
+@dataclass
+class _IngestRow:
+    """One line of the `rationale ingest` summary."""
+
+    file: str
+    format: str
+    new: str = "-"
+    units: int = 0
+    traces: int = 0
+    verdicts: Counter[str] = field(default_factory=Counter)
+    failed: int = 0
+    refused: int = 0
+    problems: str = ""
+    error: bool = False
+    time_s: float = 0.0
+
+    def counts(self) -> list[int]:
+        """Return units, traces created, accepted, poor, rejected, failed and refused units."""
+        v = self.verdicts
+        return [
+            self.units,
+            self.traces,
+            v["accepted"],
+            v["poor"],
+            v["rejected"],
+            self.failed,
+            self.refused,
+        ]
+
+
+def _expand(paths: list[Path]) -> list[Path]:
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            files += sorted(
+                p
+                for p in path.rglob("*")
+                if p.is_file()
+                and not any(part.startswith(".") for part in p.relative_to(path).parts)
+            )
+        else:
+            files.append(path)
+    return list(dict.fromkeys(files))
+
+
+@app.command()
+def ingest(
+    paths: Annotated[
+        list[Path],
+        typer.Argument(help="Files, or folders read recursively.", exists=True, readable=True),
+    ],
+    fmt: Annotated[
+        str, typer.Option("--format", "-f", help="auto, swe-agent, react, openhands, adr or text.")
+    ] = "auto",
+    namespace: Annotated[
+        str, typer.Option("--namespace", "-n", help="Namespace written to.")
+    ] = "default",
+    actor: Annotated[
+        str, typer.Option("--actor", help="Actor name recorded on every write.")
+    ] = "cli",
+) -> None:
+    """Ingest handed-in material (origin `ingestion`) and print a summary per file.
+
+    Each file is one source and each of its units one transaction. Re-ingesting a file creates
+    nothing and retries only its failed units. Exit code 1 when a file or a unit failed.
+    """
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TaskID,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+    from rich.table import Table
+
+    from service.container import build_services
+    from service.errors import RationaleError
+    from service.ingest import FORMATS
+
+    console = Console()
+    if fmt not in ("auto", *FORMATS):
+        console.print(
+            f"[red]unknown format {fmt!r}[/red]; expected auto or one of {', '.join(FORMATS)}"
+        )
+        raise typer.Exit(2)
+    if not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", namespace):
+        console.print(f"[red]invalid namespace {namespace!r}[/red]: 1-64 of A-Z a-z 0-9 _ -")
+        raise typer.Exit(2)
+    files = _expand(paths)
+    if not files:
+        console.print("[yellow]no files to ingest[/yellow]")
+        raise typer.Exit(0)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        services = build_services(get_settings())
+    except RationaleError as exc:
+        console.print(f"[red]cannot start: {exc.message}[/red] ({exc.code})")
+        raise typer.Exit(1) from exc
+
+    limit = services.settings.max_ingest_bytes
+    sizes = {f: f.stat().st_size for f in files}
+    show = len(files) >= PROGRESS_MIN_FILES or max(sizes.values()) >= PROGRESS_MIN_BYTES
+    base = Path(os.path.commonpath([f.resolve().parent for f in files]))
+    rows: list[_IngestRow] = []
+    progress = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+        disable=not show,
+    )
+    try:
+        with progress:
+            overall = progress.add_task("files", total=len(files))
+            for path in files:
+                started = time.monotonic()
+                row = _IngestRow(file=path.resolve().relative_to(base).as_posix(), format=fmt)
+                task = progress.add_task(f"  {path.name[:40]} (units)", total=None)
+
+                def on_progress(done: int, total: int, task: TaskID = task) -> None:
+                    progress.update(task, completed=done, total=total)
+
+                try:
+                    if sizes[path] > limit:
+                        raise TooLargeError(f"{sizes[path]} bytes, the ingest limit is {limit}")
+                    try:
+                        content = path.read_bytes().decode("utf-8")
+                    except UnicodeDecodeError as exc:
+                        raise UnsupportedFormat(
+                            f"not UTF-8 text ({exc.reason} at byte {exc.start})"
+                        ) from exc
+                    report = services.ingestion.ingest(
+                        namespace, actor, content, fmt, path.name, progress=on_progress
+                    )
+                except RationaleError as exc:
+                    row.error = True
+                    row.problems = f"{exc.code}: {exc.message}"
+                else:
+                    row.format = report["format"]
+                    row.new = "yes" if report["new"] else "no"
+                    row.units = len(report["units"])
+                    row.traces = report["created"].get("reasoning", 0)
+                    row.verdicts = Counter(str(q["verdict"]) for q in report["quality"])
+                    row.failed = report["chunks"]["failed"]
+                    row.refused = report["chunks"]["refused"]
+                    row.problems = "; ".join(
+                        f"{u['key']}: {u['error']}" for u in report["units"] if u["status"] != "ok"
+                    )[:300]
+                row.time_s = time.monotonic() - started
+                rows.append(row)
+                progress.remove_task(task)
+                progress.advance(overall)
+    finally:
+        services.close()
+
+    headers = ["units", "traces created", "accepted", "poor", "rejected", "failed units", "refused"]
+    table = Table(title=f"ingest into namespace {namespace!r} (origin ingestion), files under {base}")
+    for name in ["file", "format", "new", *headers, "time (s)", "problems"]:
+        table.add_column(
+            name, justify="left" if name in ("file", "format", "new", "problems") else "right"
+        )
+    totals = [0] * len(headers)
+    for r in rows:
+        counts = r.counts()
+        totals = [a + b for a, b in zip(totals, counts, strict=True)]
+        style = "red" if r.error else ("yellow" if r.failed else None)
+        table.add_row(
+            r.file, r.format, r.new, *map(str, counts), f"{r.time_s:.1f}", r.problems, style=style
+        )
+    table.add_section()
+    table.add_row(
+        f"total ({len(rows)} files)",
+        "",
+        "",
+        *map(str, totals),
+        f"{sum(r.time_s for r in rows):.1f}",
+        "",
+    )
+    console.print(table)
+    if any(r.error or r.failed for r in rows):
+        raise typer.Exit(1)
 
 
 if __name__ == "__main__":

@@ -6,10 +6,13 @@ import logging
 from dataclasses import dataclass, field
 
 from service.domain.idempotency import IdempotencyService
+from service.domain.ingestion import IngestionService
+from service.domain.maintenance import MaintenanceConfig, MaintenanceService
 from service.domain.memories import MemoryService
 from service.domain.policy import VisibilityPolicy
 from service.domain.quality import QualityThresholds
 from service.domain.reasoning import ReasoningService
+from service.domain.retrieval import DiagnosticsService, RetrievalConfig, RetrievalService
 from service.embeddings import Embedder, SentenceTransformerEmbedder
 from service.graph.cypher import QueryRegistry
 from service.graph.driver import bind_neomodel, create_driver
@@ -31,6 +34,10 @@ class Services:
     reasoning: ReasoningService
     policy: VisibilityPolicy
     idempotency: IdempotencyService
+    ingestion: IngestionService
+    retrieval: RetrievalService
+    diagnostics: DiagnosticsService
+    maintenance: MaintenanceService
     ready: dict[str, bool] = field(default_factory=dict)
 
     def close(self) -> None:
@@ -79,13 +86,20 @@ def build_services(settings: Settings, embedder: Embedder | None = None) -> Serv
         raise
     memories = MemoryService(graph, embedder, settings.max_content_chars)
     policy = VisibilityPolicy(settings.visibility)
+    reasoning = ReasoningService(graph, memories, policy, quality_thresholds(settings), settings.max_steps)
     return Services(
         settings=settings,
         graph=graph,
         embedder=embedder,
         memories=memories,
-        reasoning=ReasoningService(graph, memories, policy, quality_thresholds(settings), settings.max_steps),
+        reasoning=reasoning,
         policy=policy,
         idempotency=IdempotencyService(graph),
+        ingestion=IngestionService(graph, memories, reasoning, settings),
+        retrieval=RetrievalService(graph, embedder, policy, RetrievalConfig.from_settings(settings)),
+        diagnostics=DiagnosticsService(graph, policy),
+        maintenance=MaintenanceService(
+            graph, memories, reasoning, MaintenanceConfig(duplicate_similarity=settings.duplicate_similarity)
+        ),
         ready={"model": True},
     )

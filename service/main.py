@@ -10,8 +10,17 @@ from fastapi import FastAPI, Request, Response
 from fastapi.responses import JSONResponse
 
 from service.api.errors import install_error_handlers
-from service.api.routes import health, memories, reasoning
+from service.api.routes import (
+    diagnostics,
+    health,
+    ingest,
+    maintenance,
+    memories,
+    reasoning,
+    retrieval,
+)
 from service.container import Services, build_services
+from service.domain.maintenance import MaintenanceScheduler
 from service.embeddings import Embedder
 from service.settings import Settings, get_settings
 
@@ -46,9 +55,12 @@ def create_app(settings: Settings | None = None, embedder: Embedder | None = Non
                 "no authentication. Bind to 127.0.0.1 only."
             )
         app.state.services = services
+        scheduler = MaintenanceScheduler(services.maintenance, settings.maintenance_schedule_s)
+        scheduler.start()  # a no-op when maintenance_schedule_s is 0
         try:
             yield
         finally:
+            scheduler.stop()
             services.close()
 
     app = FastAPI(title="Rationale", version="0.1.0", description=DESCRIPTION, lifespan=lifespan)
@@ -67,4 +79,8 @@ def create_app(settings: Settings | None = None, embedder: Embedder | None = Non
     app.include_router(health.router)
     app.include_router(memories.router)
     app.include_router(reasoning.router)
+    app.include_router(maintenance.router)
+    app.include_router(ingest.router)
+    app.include_router(retrieval.router)
+    app.include_router(diagnostics.router)
     return app

@@ -8,10 +8,11 @@ ruled out, `CITES` to the exact version of each cited memory, `SERVED` to a `:Ta
 
 from __future__ import annotations
 
+import hashlib
 import json
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -42,6 +43,25 @@ from service.graph.repository import Graph, Row, Tx
 #: Characters of the trace's searchable `content` (task, steps, conclusion) that are stored.
 MAX_TRACE_CONTENT_CHARS = 20_000
 CONCLUDING = (StepKind.CONCLUSION, StepKind.DECISION)
+#: Longest `content_norm` stored as is, in UTF-8 bytes. Neo4j's range index `memory_content_norm`
+#: refuses keys over ~8 KB (the write fails), so a longer normalised text is stored as
+#: `sha256:<hex>` of itself: equal texts still get equal keys, so idempotency is unchanged.
+MAX_NORM_BYTES = 4096
+
+
+def index_safe_norm(norm: str) -> str:
+    """Return `norm` (a `normalise_for_match` result) if it fits the range index, else its hash key.
+
+    Args:
+        norm: the normalised content.
+
+    Returns:
+        `norm` when at most `MAX_NORM_BYTES` UTF-8 bytes, else `"sha256:<64 hex digits>"`.
+    """
+    raw = norm.encode("utf-8", "surrogatepass")
+    if len(raw) <= MAX_NORM_BYTES:
+        return norm
+    return "sha256:" + hashlib.sha256(raw).hexdigest()
 
 
 def conclusion_of(draft: TraceDraft) -> str | None:
@@ -90,6 +110,25 @@ def trace_public(row: Row) -> dict[str, Any]:
         "system_to": t.get("system_to"),
         "source_id": t.get("source_id"),
     }
+
+
+@dataclass(frozen=True)
+class RecordedTrace:
+    """What `ReasoningService.record_in` wrote.
+
+    Attributes:
+        trace_id: the trace's `memory_id`.
+        trace_uid: the trace node's `uid`.
+        assessment: the quality assessment stored with it.
+        produced: the produced memory's stored properties (created or existing), if any.
+        produced_created: True when the produced memory was created by this write.
+    """
+
+    trace_id: str
+    trace_uid: str
+    assessment: Assessment
+    produced: Row | None
+    produced_created: bool
 
 
 class ReasoningService:
@@ -186,55 +225,130 @@ class ReasoningService:
             InvalidInputError, TooLargeError: see `clean_draft`.
         """
         draft = self.clean_draft(draft)
+        now = utcnow()
+        vectors = self.memories.embedder.encode(self.embedding_texts(draft))
+
+        def work(tx: Tx) -> RecordedTrace:
+            return self.record_in(
+                tx,
+                writer,
+                draft,
+                vectors,
+                now=now,
+                gate=gate,
+                self_assessment=self_assessment,
+                source_id=source_id,
+                valid_from=valid_from,
+                resolve=resolve,
+            )
+
+        recorded = self.graph.write(work)
+        return self.get(writer.namespace, recorded.trace_id)
+
+    def embedding_texts(self, draft: TraceDraft) -> list[str]:
+        """Return the texts `record_in` needs embedded, in order: the trace, then the produced memory.
+
+        Args:
+            draft: a draft already passed through `clean_draft`.
+
+        Returns:
+            `[trace content]` or `[trace content, produced content]`.
+        """
+        return [trace_content(draft)] + ([draft.produced.content] if draft.produced else [])
+
+    def record_in(
+        self,
+        tx: Tx,
+        writer: Writer,
+        draft: TraceDraft,
+        vectors: Sequence[list[float]],
+        *,
+        now: datetime,
+        gate: bool = True,
+        self_assessment: Mapping[str, Any] | None = None,
+        source_id: str | None = None,
+        valid_from: datetime | None = None,
+        resolve: Mapping[str, str] | None = None,
+        produced_extra: Mapping[str, Any] | None = None,
+    ) -> RecordedTrace:
+        """Record a trace and what it produced inside an open write transaction.
+
+        The caller owns the transaction, so it can write more in the same unit (ingestion adds
+        the unit's observations before and `EXTRACTED_FROM` links after).
+
+        Args:
+            tx: the open write transaction.
+            writer: namespace, door and actor.
+            draft: the trace, already passed through `clean_draft`.
+            vectors: the embeddings of `embedding_texts(draft)`, in that order (each a
+                list[float], len == settings.embedding_dim, L2-normalised).
+            now: the write's system time (timezone-aware UTC datetime).
+            gate: refuse a serious issue or a score under the threshold (see `record`).
+            self_assessment: the agent's own view, stored as given.
+            source_id: the `:Source` uid this trace was drawn from, if ingested.
+            valid_from: when the reasoning happened (default `now`).
+            resolve: local citation references -> memory_ids, applied before anything is read.
+            produced_extra: extra properties of a newly produced memory (e.g. ingestion's
+                `adr_name`); ignored when an equal memory already existed.
+
+        Returns:
+            What was written: trace id and uid, assessment, produced memory and whether it
+            was created.
+
+        Raises:
+            MissingReference: a cited memory or `produced_memory_id` does not exist (422).
+            ReasoningRejected: the gate refused the trace (422, with the assessment).
+        """
         if resolve:
             draft = replace(
                 draft,
                 steps=tuple(replace(s, cites=tuple(resolve.get(c, c) for c in s.cites)) for s in draft.steps),
             )
-        now = utcnow()
         valid_from = valid_from or now
         content = trace_content(draft)
-        texts = [content] + ([draft.produced.content] if draft.produced else [])
-        vectors = self.memories.embedder.encode(texts)
         produced_props = None
         if draft.produced is not None:
             produced_props = self._produced_props(writer, draft.produced, now, vectors[1], valid_from)
-
-        def work(tx: Tx) -> tuple[str, Assessment]:
-            cited = self._cited(tx, writer.namespace, draft)
-            evidence = {mid: row["content"] for mid, row in cited.items()}
-            assessment = assess(draft, self.thresholds, evidence)
-            if gate and assessment.verdict == Verdict.REJECTED:
-                raise ReasoningRejected(
-                    "the reasoning did not pass the quality gate: "
-                    + "; ".join(f"{i.code} ({i.severity})" for i in assessment.issues),
-                    extra={"quality": assessment.as_dict()},
+            produced_props["content_norm"] = index_safe_norm(produced_props["content_norm"])
+            if produced_extra:
+                produced_props.update(produced_extra)
+        cited = self._cited(tx, writer.namespace, draft)
+        evidence = {mid: row["content"] for mid, row in cited.items()}
+        assessment = assess(draft, self.thresholds, evidence)
+        if gate and assessment.verdict == Verdict.REJECTED:
+            raise ReasoningRejected(
+                "the reasoning did not pass the quality gate: "
+                + "; ".join(f"{i.code} ({i.severity})" for i in assessment.issues),
+                extra={"quality": assessment.as_dict()},
+            )
+        produced: Row | None = None
+        produced_created = False
+        if draft.produced_memory_id is not None:
+            target = tx.one(
+                "memory/get_memory",
+                {"namespace": writer.namespace, "memory_id": draft.produced_memory_id, "as_of": None, "known_at": None},
+            )
+            if target is None:
+                raise MissingReference(
+                    f"produced_memory_id {draft.produced_memory_id} does not exist",
+                    extra={"missing": [draft.produced_memory_id]},
                 )
-            produced_uid = None
-            if draft.produced_memory_id is not None:
-                target = tx.one(
-                    "memory/get_memory",
-                    {"namespace": writer.namespace, "memory_id": draft.produced_memory_id, "as_of": None, "known_at": None},
-                )
-                if target is None:
-                    raise MissingReference(
-                        f"produced_memory_id {draft.produced_memory_id} does not exist",
-                        extra={"missing": [draft.produced_memory_id]},
-                    )
-                produced_uid = target["memory"]["uid"]
-            elif produced_props is not None:
-                row, _ = self.memories.create_in(tx, produced_props, now, writer)
-                produced_uid = row["uid"]
-            props = self._trace_props(writer, draft, assessment, content, vectors[0], now, valid_from, self_assessment, source_id)
-            trace = tx.one("reasoning/create_trace", {"namespace": writer.namespace, "props": props, "task": draft.task, "now": now})
-            assert trace is not None
-            self._link(tx, writer.namespace, trace["uid"], draft, cited, now, valid_from)
-            if produced_uid is not None:
-                tx.run("reasoning/link_produced", {"namespace": writer.namespace, "trace_uid": trace["uid"], "memory_uid": produced_uid})
-            return trace["memory_id"], assessment
-
-        trace_id, _ = self.graph.write(work)
-        return self.get(writer.namespace, trace_id)
+            produced = target["memory"]
+        elif produced_props is not None:
+            produced, produced_created = self.memories.create_in(tx, produced_props, now, writer)
+        props = self._trace_props(writer, draft, assessment, content, vectors[0], now, valid_from, self_assessment, source_id)
+        trace = tx.one("reasoning/create_trace", {"namespace": writer.namespace, "props": props, "task": draft.task, "now": now})
+        assert trace is not None
+        self._link(tx, writer.namespace, trace["uid"], draft, cited, now, valid_from)
+        if produced is not None:
+            tx.run("reasoning/link_produced", {"namespace": writer.namespace, "trace_uid": trace["uid"], "memory_uid": produced["uid"]})
+        return RecordedTrace(
+            trace_id=trace["memory_id"],
+            trace_uid=trace["uid"],
+            assessment=assessment,
+            produced=produced,
+            produced_created=produced_created,
+        )
 
     def _produced_props(
         self, writer: Writer, produced: ProducedDraft, now: datetime, vector: list[float], valid_from: datetime
@@ -280,6 +394,7 @@ class ReasoningService:
         props = self.memories.new_props(writer, Kind.REASONING, content, now=now, embedding=vector, valid_from=valid_from)
         props.update(
             {
+                "content_norm": index_safe_norm(props["content_norm"]),
                 "task_text": draft.task,
                 "conclusion": conclusion_of(draft),
                 "quality_score": assessment.score,

@@ -1,0 +1,1 @@
+"""Rationale benchmarks: one module per benchmark, each a subcommand of `python -m bench`."""

@@ -1,0 +1,137 @@
+"""Shared helpers of the suite (`scripts/bench --quick|--full`): percentiles, machine facts, timing.
+
+Percentiles are computed with numpy's default (linear interpolation between closest ranks); with
+n samples, p99 rests on the top `n/100` of them, so the tables always show n next to it.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import subprocess
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+RESULTS = REPO / "bench" / "results"
+
+
+def summary(samples_ms: Sequence[float]) -> dict[str, float]:
+    """Return n, mean, p50, p95, p99 and max of latency samples in milliseconds."""
+    if not samples_ms:
+        nan = float("nan")
+        return {"n": 0, "mean": nan, "p50": nan, "p95": nan, "p99": nan, "max": nan}
+    a = np.asarray(samples_ms, dtype=float)
+    p50, p95, p99 = np.percentile(a, [50, 95, 99])
+    return {
+        "n": len(a),
+        "mean": float(a.mean()),
+        "p50": float(p50),
+        "p95": float(p95),
+        "p99": float(p99),
+        "max": float(a.max()),
+    }
+
+
+def timed(call: Callable[[Any], object], inputs: Sequence[Any], warmup: int = 3) -> list[float]:
+    """Call `call` on the first `warmup` inputs untimed, then on every input; return ms each."""
+    for x in list(inputs)[:warmup]:
+        call(x)
+    out = []
+    for x in inputs:
+        t0 = time.perf_counter()
+        call(x)
+        out.append((time.perf_counter() - t0) * 1000.0)
+    return out
+
+
+def loadavg() -> list[float]:
+    """Return the 1, 5 and 15 minute load averages (the machine is shared: read them with the figures)."""
+    return [round(x, 2) for x in os.getloadavg()]
+
+
+def proc_status_kb(pid: int, field: str) -> int | None:
+    """Return a `kB` field of /proc/<pid>/status (VmHWM = peak RSS, VmRSS = current), or None."""
+    try:
+        text = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    for line in text.splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    return None
+
+
+def neo4j_pid() -> int | None:
+    """Return the pid of the local Neo4j started by `scripts/neo4j` (`.neo4j/run/neo4j.pid`), if any."""
+    path = REPO / ".neo4j" / "run" / "neo4j.pid"
+    try:
+        pid = int(path.read_text().strip())
+    except (OSError, ValueError):
+        return None
+    return pid if Path(f"/proc/{pid}").exists() else None
+
+
+def git_commit() -> str:
+    """Return the checked-out commit and `+dirty` when the tree has changes (read-only git calls)."""
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head + ("+dirty" if dirty else "")
+
+
+def machine() -> dict[str, Any]:
+    """Return what the figures depend on: CPUs, memory, Python, torch threads, load average."""
+    import torch
+
+    mem_kb = 0
+    for line in Path("/proc/meminfo").read_text().splitlines():
+        if line.startswith("MemTotal:"):
+            mem_kb = int(line.split()[1])
+    cpu = "unknown"
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("model name"):
+            cpu = line.split(":", 1)[1].strip()
+            break
+    return {
+        "cpus": os.cpu_count(),
+        "cpu_model": cpu,
+        "mem_gb": round(mem_kb / 1024 / 1024, 1),
+        "python": platform.python_version(),
+        "torch_threads": torch.get_num_threads(),
+        "loadavg_start": loadavg(),
+        "commit": git_commit(),
+    }
+
+
+@dataclass
+class Stopwatch:
+    """Accumulates wall-clock seconds per named phase (printed at the end: where the run's time went)."""
+
+    phases: dict[str, float]
+
+    def __init__(self) -> None:
+        self.phases = {}
+
+    def add(self, name: str, seconds: float) -> None:
+        """Add `seconds` to phase `name`."""
+        self.phases[name] = self.phases.get(name, 0.0) + seconds

@@ -1,0 +1,363 @@
+"""Retrieval quality on LoCoMo: the service's recall against BM25 and dense-only exact cosine.
+
+Data: `../shared/corpus/benchmarks/locomo/conversations/*.json` (Maharana et al., ACL 2024;
+CC BY-NC 4.0, internal evaluation only). It is read from there and never copied into the
+repository; set `RATIONALE_LOCOMO_DIR` to read it from elsewhere.
+
+Ingestion: every turn of a conversation becomes one `:Memory:Observation` in namespace
+`bench_locomo_<id>`: content `"<speaker>: <text>"` (plus ` [image: <blip_caption>]` when the turn
+shared a photo), `valid_from` = its session's date (`session_N_date_time`, e.g.
+"1:56 pm on 8 May, 2023", read as UTC), `created_by_origin = ingestion`, metadata
+`{dia_id, session, conversation}`. It goes through the bulk path (`UNWIND $rows` of
+`cypher/bench/create_memories.cypher`, embeddings computed once with the service's model), so
+the nodes are ordinary memories that recall sees. A namespace that already holds exactly these
+texts is reused; one that differs is deleted and rebuilt.
+
+Scoring: every question with evidence ids (`qa[].evidence`, e.g. `["D1:3"]`; malformed ids such
+as `"D8:6; D9:17"` or `"D:11:26"` are read as the ids they name) is asked through the real recall
+path, `RetrievalService.recall` with `limit = 10` (query embedding, vector + fulltext candidates,
+filters, RRF). A question is a hit@k when any of its evidence turns is in the top k; "all@k"
+when all of them are; MRR is the mean of 1/rank of the first evidence turn within the top 10
+(0 when none). Questions none of whose evidence ids exists in the conversation are skipped and
+counted. Baselines over the same turns: BM25 (`bm25s`, Lucene-style idf, English stop words,
+no stemming) and dense-only exact cosine with the same model (numpy, the stored vectors).
+
+Categories are numbers in the data. The names shown (1 multi-hop, 2 temporal, 3 open-domain,
+4 single-hop, 5 adversarial) are the mapping used by later evaluations of LoCoMo (e.g. mem0's);
+the data itself does not name them. Category 5 questions are adversarial (the answer is "not
+mentioned"), but they still carry evidence turns, so they are scored for retrieval like the rest.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from neo4j import RoutingControl
+
+from bench.common import REPO, summary
+from bench.recall import RoundLog
+from service.container import Services
+from service.domain.text import normalise_for_match
+
+DEFAULT_DIR = REPO.parent / "shared" / "corpus" / "benchmarks" / "locomo" / "conversations"
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+KS = (5, 10)
+LIMIT = 10
+ACTOR = "bench:locomo"
+METHODS = ("service recall", "BM25", "dense cosine")
+
+
+@dataclass
+class Turn:
+    """One turn of a conversation as stored."""
+
+    dia_id: str
+    session: int
+    content: str
+    valid_from: datetime
+
+
+@dataclass
+class Question:
+    """One QA item with its evidence turn ids."""
+
+    text: str
+    category: int
+    evidence: list[str]
+
+
+@dataclass
+class Conversation:
+    """One LoCoMo conversation: its turns and questions."""
+
+    id: str
+    turns: list[Turn]
+    questions: list[Question]
+    skipped: int = 0
+    unknown_ids: list[str] = field(default_factory=list)
+
+    @property
+    def namespace(self) -> str:
+        """The bench namespace holding it."""
+        return f"bench_locomo_{self.id}"
+
+
+def data_dir() -> Path:
+    """Return the folder of conversation files (`RATIONALE_LOCOMO_DIR` or the shared corpus)."""
+    return Path(os.environ.get("RATIONALE_LOCOMO_DIR", DEFAULT_DIR))
+
+
+def session_time(text: str) -> datetime:
+    """Parse `"1:56 pm on 8 May, 2023"` as a UTC time."""
+    return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
+
+
+def evidence_ids(raw: Sequence[str]) -> list[str]:
+    """Return the dialogue ids named by evidence strings (`"D8:6; D9:17"` -> two ids)."""
+    out: list[str] = []
+    for item in raw:
+        for a, b in re.findall(r"D:?(\d+):(\d+)", str(item)):
+            ident = f"D{int(a)}:{int(b)}"
+            if ident not in out:
+                out.append(ident)
+    return out
+
+
+def load(path: Path) -> Conversation:
+    """Read one conversation file into turns and scorable questions."""
+    data = json.loads(path.read_text())
+    turns: list[Turn] = []
+    for key, value in data.items():
+        m = re.fullmatch(r"session_(\d+)", key)
+        if not m or not isinstance(value, list):
+            continue
+        n = int(m.group(1))
+        when = session_time(data[f"session_{n}_date_time"])
+        for t in value:
+            content = f"{t['speaker']}: {t['text']}"
+            if t.get("blip_caption"):
+                content += f" [image: {t['blip_caption']}]"
+            turns.append(Turn(t["dia_id"], n, content, when))
+    known = {t.dia_id for t in turns}
+    conv = Conversation(path.stem, turns, [])
+    for qa in data.get("qa", []):
+        ids = evidence_ids(qa.get("evidence") or [])
+        if not ids:
+            continue
+        conv.unknown_ids += [i for i in ids if i not in known]
+        ids = [i for i in ids if i in known]
+        if not ids:
+            conv.skipped += 1
+            continue
+        conv.questions.append(Question(str(qa["question"]), int(qa["category"]), ids))
+    return conv
+
+
+def conversations(limit: int | None) -> list[Conversation]:
+    """Load the `limit` smallest conversations (by file size, then name), or all of them."""
+    files = sorted(data_dir().glob("*.json"), key=lambda p: (p.stat().st_size, p.name))
+    if not files:
+        raise FileNotFoundError(f"no LoCoMo conversations in {data_dir()}")
+    return [load(p) for p in files[:limit]]
+
+
+def stored_turns(services: Services, namespace: str) -> list[tuple[str, list[float]]]:
+    """Return `(content, embedding)` of the namespace's current memories."""
+    records, _, _ = services.graph.driver.execute_query(
+        "MATCH (m:Memory {namespace: $ns}) WHERE m.system_to IS NULL "
+        "RETURN m.content AS c, m.embedding AS e",
+        {"ns": namespace},
+        routing_=RoutingControl.READ,
+        database_=services.settings.neo4j_database,
+    )
+    return [(r["c"], r["e"]) for r in records]
+
+
+def drop(services: Services, namespace: str) -> None:
+    """Delete every node of a `bench_locomo_*` namespace."""
+    assert namespace.startswith("bench_locomo_")
+    with services.graph.driver.session(database=services.settings.neo4j_database) as session:
+        session.run(
+            "MATCH (n {namespace: $ns}) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 2000 ROWS",
+            ns=namespace,
+        ).consume()
+
+
+def ingest(services: Services, conv: Conversation) -> tuple[np.ndarray, dict[str, Any]]:
+    """Make sure the conversation's namespace holds its turns; return the turn vectors and stats.
+
+    Returns:
+        `(vectors, info)`: one L2-normalised row per turn (in `conv.turns` order; read back
+        from the stored memories when reused), and `{reused, embed_s, write_s}`.
+    """
+    texts = [t.content for t in conv.turns]
+    have = stored_turns(services, conv.namespace)
+    if sorted(c for c, _ in have) == sorted(texts):
+        by_text = dict(have)
+        vectors = np.asarray([by_text[t] for t in texts], dtype=np.float32)
+        return vectors, {"reused": True, "embed_s": 0.0, "write_s": 0.0}
+    if have:
+        drop(services, conv.namespace)
+    t0 = time.perf_counter()
+    vectors = np.asarray(services.embedder.encode(texts), dtype=np.float32)
+    embed_s = time.perf_counter() - t0
+    now = datetime.now(UTC)
+    rows = [
+        {
+            "label": "Observation",
+            "props": {
+                "uid": str(uuid.uuid4()),
+                "namespace": conv.namespace,
+                "memory_id": str(uuid.uuid4()),
+                "version": 1,
+                "kind": "observation",
+                "content": t.content,
+                "content_norm": normalise_for_match(t.content),
+                "metadata_json": json.dumps(
+                    {"dia_id": t.dia_id, "session": t.session, "conversation": conv.id},
+                    sort_keys=True,
+                ),
+                "embedding": [float(x) for x in v],
+                "valid_from": t.valid_from,
+                "system_from": now,
+                "created_by_origin": "ingestion",
+                "created_by_actor": ACTOR,
+                "last_modified_by_origin": "ingestion",
+                "last_modified_by_actor": ACTOR,
+            },
+        }
+        for t, v in zip(conv.turns, vectors, strict=True)
+    ]
+    t1 = time.perf_counter()
+    for start in range(0, len(rows), 500):
+        batch = rows[start : start + 500]
+        services.graph.write(lambda tx, b=batch: tx.one("bench/create_memories", {"rows": b}))
+    return vectors, {"reused": False, "embed_s": embed_s, "write_s": time.perf_counter() - t1}
+
+
+def scores(
+    ranked: Sequence[Sequence[str]], questions: Sequence[Question]
+) -> list[dict[str, float]]:
+    """Return per-question hit@k, all@k and reciprocal rank from ranked dialogue ids (best first)."""
+    out = []
+    for ids, q in zip(ranked, questions, strict=True):
+        wanted = set(q.evidence)
+        s: dict[str, float] = {}
+        for k in KS:
+            top = set(ids[:k])
+            s[f"hit@{k}"] = float(bool(wanted & top))
+            s[f"all@{k}"] = float(wanted <= top)
+        rank = next((i for i, d in enumerate(ids[:LIMIT], start=1) if d in wanted), None)
+        s["rr"] = 1.0 / rank if rank else 0.0
+        out.append(s)
+    return out
+
+
+def aggregate(per_q: Sequence[dict[str, float]], questions: Sequence[Question]) -> dict[str, Any]:
+    """Average the per-question scores overall and per category."""
+
+    def mean(rows: Sequence[dict[str, float]]) -> dict[str, float]:
+        keys = [f"hit@{k}" for k in KS] + [f"all@{k}" for k in KS] + ["rr"]
+        out = {k: float(np.mean([r[k] for r in rows])) if rows else float("nan") for k in keys}
+        out["n"] = len(rows)
+        return out
+
+    by_cat: dict[str, dict[str, float]] = {}
+    for cat in sorted({q.category for q in questions}):
+        by_cat[str(cat)] = mean(
+            [s for s, q in zip(per_q, questions, strict=True) if q.category == cat]
+        )
+    return {"all": mean(per_q), "by_category": by_cat}
+
+
+def bm25_rank(turns: Sequence[Turn], questions: Sequence[Question]) -> list[list[str]]:
+    """Rank turns by BM25 for each question (top `LIMIT`)."""
+    import bm25s
+
+    corpus = bm25s.tokenize([t.content for t in turns], stopwords="en", show_progress=False)
+    retriever = bm25s.BM25()
+    retriever.index(corpus, show_progress=False)
+    tokens = bm25s.tokenize([q.text for q in questions], stopwords="en", show_progress=False)
+    docs, _ = retriever.retrieve(tokens, k=min(LIMIT, len(turns)), show_progress=False)
+    return [[turns[int(i)].dia_id for i in row] for row in docs]
+
+
+def dense_rank(
+    turns: Sequence[Turn], vectors: np.ndarray, query_vectors: np.ndarray
+) -> list[list[str]]:
+    """Rank turns by exact cosine (vectors are L2-normalised) for each question (top `LIMIT`)."""
+    sims = query_vectors @ vectors.T
+    top = np.argsort(-sims, axis=1)[:, :LIMIT]
+    return [[turns[int(i)].dia_id for i in row] for row in top]
+
+
+def service_rank(
+    services: Services, conv: Conversation
+) -> tuple[list[list[str]], list[float], RoundLog]:
+    """Ask every question through `RetrievalService.recall`; return ranked ids, ms each, rounds."""
+    rounds = RoundLog()
+    log = logging.getLogger("service.domain.retrieval")
+    log.addHandler(rounds)
+    previous, propagate = log.level, log.propagate
+    log.setLevel(logging.DEBUG)
+    log.propagate = False
+    ranked: list[list[str]] = []
+    latencies: list[float] = []
+    try:
+        for q in conv.questions:
+            t0 = time.perf_counter()
+            answer = services.retrieval.recall(
+                conv.namespace,
+                {"query": q.text, "limit": LIMIT, "kinds": None, "as_of": None, "known_at": None},
+            )
+            latencies.append((time.perf_counter() - t0) * 1000.0)
+            ranked.append(
+                [str((item.get("metadata") or {}).get("dia_id")) for item in answer["items"]]
+            )
+    finally:
+        log.removeHandler(rounds)
+        log.setLevel(previous)
+        log.propagate = propagate
+    return ranked, latencies, rounds
+
+
+def evaluate(
+    services: Services, limit: int | None, say: Callable[[str], None] = print
+) -> dict[str, Any]:
+    """Ingest (or reuse) `limit` conversations, ask every question three ways, score them.
+
+    Returns:
+        `{conversations[], questions, skipped, methods{name: {all, by_category}},
+        recall_latency_ms, rounds, ingest[]}`.
+    """
+    convs = conversations(limit)
+    per_method: dict[str, list[dict[str, float]]] = {m: [] for m in METHODS}
+    all_questions: list[Question] = []
+    latencies: list[float] = []
+    ingests = []
+    rounds_all: list[int] = []
+    exact = 0
+    for conv in convs:
+        vectors, info = ingest(services, conv)
+        ingests.append({"conversation": conv.id, "turns": len(conv.turns), **info})
+        say(
+            f"  LoCoMo {conv.id}: {len(conv.turns)} turns "
+            f"({'reused' if info['reused'] else 'ingested'}), {len(conv.questions)} questions"
+        )
+        ranked, ms, rounds = service_rank(services, conv)
+        latencies += ms
+        rounds_all += rounds.rounds
+        exact += rounds.exact
+        qv = np.asarray(
+            services.embedder.encode([q.text for q in conv.questions]), dtype=np.float32
+        )
+        per_method["service recall"] += scores(ranked, conv.questions)
+        per_method["BM25"] += scores(bm25_rank(conv.turns, conv.questions), conv.questions)
+        per_method["dense cosine"] += scores(dense_rank(conv.turns, vectors, qv), conv.questions)
+        all_questions += conv.questions
+    return {
+        "conversations": [c.id for c in convs],
+        "turns": sum(len(c.turns) for c in convs),
+        "questions": len(all_questions),
+        "skipped": sum(c.skipped for c in convs),
+        "unknown_evidence_ids": sorted({i for c in convs for i in c.unknown_ids}),
+        "methods": {m: aggregate(per_method[m], all_questions) for m in METHODS},
+        "recall_latency_ms": summary(latencies),
+        "rounds": {
+            "mean": float(np.mean(rounds_all)) if rounds_all else None,
+            "exact_scans": exact,
+            "recalls": len(rounds_all),
+        },
+        "ingest": ingests,
+    }

@@ -1,0 +1,237 @@
+"""Tables (rich and Markdown), the JSON record and the PNG plot of one suite run."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from rich.table import Table
+
+from bench.locomo import CATEGORIES, METHODS
+
+
+def _ms(x: float | None) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "-"
+    return f"{x:.1f}" if x < 100 else f"{x:.0f}"
+
+
+def _x(x: float | None) -> str:
+    return "-" if x is None else f"{x:.1f}x"
+
+
+def _size(n: int) -> str:
+    return f"{n // 1000}k" if n % 1000 == 0 else str(n)
+
+
+def latency_table(result: dict[str, Any]) -> Table:
+    """Render one size's latency rows (floors, in-process, HTTP) as a rich table."""
+    f = result["floors_ms"]
+    t = Table(
+        title=(
+            f"speed at {_size(result['size'])} memories (namespace {result['namespace']}: "
+            f"{result['stored']}; database: {result['global_memories']}); floors p50: "
+            f"Bolt {f['bolt']:.1f} ms, vector k={f['vector_k']} {f['vector']:.1f} ms, "
+            f"encode {f['encode']:.1f} ms"
+        ),
+        title_justify="left",
+    )
+    for col in ("what", "c", "n", "p50 ms", "p95 ms", "p99 ms", "req/s", "floor", "p50/floor", "p95/floor", "note"):  # fmt: skip
+        t.add_column(col, justify="left" if col in ("what", "floor", "note") else "right")
+    for r in result["rows"]:
+        t.add_row(
+            r["op"],
+            str(r["concurrency"]),
+            str(r["n"]),
+            _ms(r["p50"]),
+            _ms(r["p95"]),
+            _ms(r["p99"]),
+            "-" if r["throughput"] is None else f"{r['throughput']:.1f}",
+            f"{r['floor']} {_ms(r['floor_ms'])}" if r["floor"] else "",
+            _x(r.get("p50_x_floor")),
+            _x(r.get("p95_x_floor")),
+            r["note"],
+        )
+    return t
+
+
+def writes_table(results: list[dict[str, Any]]) -> Table:
+    """Render write throughput per size, embedding apart."""
+    t = Table(title="write throughput (memories/s)", title_justify="left")
+    for col in ("size", "POST c=1", "POST c=8", "in-process c=1", "encode 1 text ms", "bulk embed", "bulk write", "bulk end-to-end", "bulk embedding share"):  # fmt: skip
+        t.add_column(col, justify="left" if col == "size" else "right")
+    for r in results:
+        w, b = r["writes"], r["writes"]["bulk"]
+        t.add_row(
+            _size(r["size"]),
+            f"{w['single_c1_per_s']:.1f}",
+            f"{w['single_c8_per_s']:.1f}",
+            f"{w['single_c1_inproc_per_s']:.1f}",
+            _ms(w["encode_one_ms"]),
+            f"{b['embed_per_s']:.0f}",
+            f"{b['write_per_s']:.0f}",
+            f"{b['end_to_end_per_s']:.0f}",
+            f"{b['embed_share']:.0%}",
+        )
+    return t
+
+
+def quality_table(q: dict[str, Any]) -> Table:
+    """Render LoCoMo recall@k and MRR per method, overall and hit@10 per category."""
+    cats = sorted(q["methods"][METHODS[0]]["by_category"], key=int)
+    t = Table(
+        title=(
+            f"retrieval quality on LoCoMo: {len(q['conversations'])} conversation(s), "
+            f"{q['turns']} turns, {q['questions']} questions with evidence"
+        ),
+        title_justify="left",
+    )
+    cols = ["method", "hit@5", "hit@10", "all@10", "MRR@10"] + [
+        f"hit@10 c{c} {CATEGORIES.get(int(c), '')} (n={q['methods'][METHODS[0]]['by_category'][c]['n']})"
+        for c in cats
+    ]
+    for col in cols:
+        t.add_column(col, justify="left" if col == "method" else "right")
+    for m in METHODS:
+        a = q["methods"][m]["all"]
+        t.add_row(
+            m,
+            f"{a['hit@5']:.3f}",
+            f"{a['hit@10']:.3f}",
+            f"{a['all@10']:.3f}",
+            f"{a['rr']:.3f}",
+            *(f"{q['methods'][m]['by_category'][c]['hit@10']:.3f}" for c in cats),
+        )
+    return t
+
+
+def markdown(record: dict[str, Any]) -> str:
+    """Return the run's tables as Markdown (what the README's Performance section shows)."""
+    lines: list[str] = []
+    scale = record["scale"]
+    if scale:
+        sizes = [r["size"] for r in scale]
+        head = "| what | c | " + " | ".join(
+            f"{_size(s)}: p50 / p95 / p99 ms (p50 x floor)" for s in sizes
+        )
+        lines += [head + " |", "|---|---:|" + "---:|" * len(sizes)]
+        keys = [(r["op"], r["concurrency"]) for r in scale[0]["rows"]]
+        for op, c in keys:
+            cells = []
+            for res in scale:
+                r = next((x for x in res["rows"] if (x["op"], x["concurrency"]) == (op, c)), None)
+                if r is None:
+                    cells.append("-")
+                    continue
+                ratio = f" ({r['p50_x_floor']:.1f}x)" if r.get("p50_x_floor") else ""
+                if r["n"] == 1:
+                    cells.append(f"{_ms(r['p50'])}")
+                else:
+                    cells.append(f"{_ms(r['p50'])} / {_ms(r['p95'])} / {_ms(r['p99'])}{ratio}")
+            lines.append(f"| {op} | {c} | " + " | ".join(cells) + " |")
+        lines += ["", "| size | POST c=1 | POST c=8 | in-process c=1 | bulk embed | bulk write | bulk end-to-end | service peak RSS |", "|---|---:|---:|---:|---:|---:|---:|---:|"]  # fmt: skip
+        for r in scale:
+            w, b = r["writes"], r["writes"]["bulk"]
+            lines.append(
+                f"| {_size(r['size'])} | {w['single_c1_per_s']:.1f}/s | {w['single_c8_per_s']:.1f}/s "
+                f"| {w['single_c1_inproc_per_s']:.1f}/s | {b['embed_per_s']:.0f}/s "
+                f"| {b['write_per_s']:.0f}/s | {b['end_to_end_per_s']:.0f}/s "
+                f"| {_ms(r['rss']['service_peak_mb'])} MiB |"
+            )
+    q = record.get("locomo")
+    if q:
+        cats = sorted(q["methods"][METHODS[0]]["by_category"], key=int)
+        lines += [
+            "",
+            f"LoCoMo, {len(q['conversations'])} conversation(s), {q['questions']} questions: "
+            "hit@k = any evidence turn in the top k.",
+            "",
+            "| method | hit@5 | hit@10 | all@10 | MRR@10 | "
+            + " | ".join(f"hit@10 {CATEGORIES.get(int(c), c)}" for c in cats)
+            + " |",
+            "|---|---:|---:|---:|---:|" + "---:|" * len(cats),
+        ]
+        for m in METHODS:
+            a = q["methods"][m]["all"]
+            per = " | ".join(f"{q['methods'][m]['by_category'][c]['hit@10']:.3f}" for c in cats)
+            lines.append(
+                f"| {m} | {a['hit@5']:.3f} | {a['hit@10']:.3f} | {a['all@10']:.3f} "
+                f"| {a['rr']:.3f} | {per} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def write_json(record: dict[str, Any], path: Path) -> None:
+    """Write the run's record (every figure, the machine, the load average)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(record, indent=1, default=str, allow_nan=True) + "\n")
+
+
+def plot(record: dict[str, Any], path: Path) -> None:
+    """Plot latency against size (left) and LoCoMo hit@k / MRR per method (right) to a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(13, 5))
+    scale = record["scale"]
+    if scale:
+        sizes = [r["size"] for r in scale]
+        series = [
+            ("POST /v1/recall", 1, "tab:blue"),
+            ("POST /v1/search", 1, "tab:green"),
+            ("POST /v1/recall", 8, "tab:cyan"),
+            ("POST /v1/memories", 1, "tab:red"),
+            ("GET lineage (100-step trace)", 1, "tab:purple"),
+        ]
+        for op, c, color in series:
+            p50, p95 = [], []
+            for res in scale:
+                r = next(x for x in res["rows"] if (x["op"], x["concurrency"]) == (op, c))
+                p50.append(r["p50"])
+                p95.append(r["p95"])
+            left.plot(sizes, p50, "o-", color=color, label=f"{op} c={c} p50")
+            left.plot(sizes, p95, "o--", color=color, alpha=0.5, label="p95")
+        floor = [r["floors_ms"]["encode"] + r["floors_ms"]["vector"] for r in scale]
+        left.plot(sizes, floor, "k:", marker="s", label="floor: encode + vector (p50)")
+        left.plot(
+            sizes,
+            [r["floors_ms"]["bolt"] for r in scale],
+            "k-.",
+            marker="^",
+            label="floor: Bolt RETURN 1",
+        )
+        left.set_xscale("log")
+        left.set_yscale("log")
+        left.set_xticks(sizes, [_size(s) for s in sizes])
+        left.set_xlabel("memories in the namespace")
+        left.set_ylabel("latency, ms")
+        left.set_title("latency against size")
+        left.legend(fontsize=7, ncol=2)
+        left.grid(True, which="both", alpha=0.3)
+    q = record.get("locomo")
+    if q:
+        metrics = [("hit@5", "recall@5"), ("hit@10", "recall@10"), ("rr", "MRR@10")]
+        width = 0.8 / len(METHODS)
+        for i, m in enumerate(METHODS):
+            a = q["methods"][m]["all"]
+            xs = [j + i * width for j in range(len(metrics))]
+            bars = right.bar(xs, [a[k] for k, _ in metrics], width, label=m)
+            right.bar_label(bars, fmt="%.2f", fontsize=7)
+        right.set_xticks([j + width for j in range(len(metrics))], [name for _, name in metrics])
+        right.set_ylim(0, 1)
+        right.set_title(f"LoCoMo ({q['questions']} questions, {len(q['conversations'])} conv.)")
+        right.legend(fontsize=8)
+    fig.suptitle(
+        f"Rationale bench {record['mode']} {record['started'][:16]} "
+        f"(load avg {record['machine']['loadavg_start'][0]} -> {record['loadavg_end'][0]}, "
+        f"{record['machine']['cpus']} CPUs)",
+        fontsize=10,
+    )
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)

@@ -1,0 +1,45 @@
+"""`POST /v1/ingest`: draw memories and reasoning out of handed-in material (origin `ingestion`)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+
+from service.api.deps import IngestPrincipal, ServicesDep
+from service.api.idempotent import respond
+from service.schemas import ErrorBody, IngestReport, IngestRequest
+
+router = APIRouter(tags=["ingest"])
+
+
+@router.post(
+    "/v1/ingest",
+    status_code=201,
+    response_model=IngestReport,
+    responses={
+        200: {
+            "model": IngestReport,
+            "description": "The same content was ingested before (`new: false`).",
+        },
+        413: {
+            "model": ErrorBody,
+            "description": "Content over RATIONALE_MAX_INGEST_BYTES (`input.too_large`).",
+        },
+        422: {
+            "model": ErrorBody,
+            "description": "Unknown or malformed material (`input.invalid_format`).",
+        },
+    },
+)
+def ingest_material(
+    body: IngestRequest, request: Request, services: ServicesDep, principal: IngestPrincipal
+) -> JSONResponse:
+    """Ingest one document: 201 with the per-unit report, 200 when it was ingested before."""
+
+    def call() -> tuple[int, object]:
+        report = services.ingestion.ingest(
+            principal.namespace, principal.actor, body.content, body.format, body.source_name
+        )
+        return (201 if report["new"] else 200), report
+
+    return respond(services, principal, request, body, call)

@@ -1,0 +1,655 @@
+"""Ingestion of handed-in material (issue 6): units, sources, supersession, limits, failures.
+
+Every file under corpus/trajectories and corpus/adrs is ingested for real (real Neo4j, real
+model). Step counts are checked against the source's own structure, as the parsers document
+it (`service/ingest/parsers.py`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from service.ingest.parsers import OPENHANDS_SKIPPED_ACTIONS, OPENHANDS_SKIPPED_OBSERVATIONS, parse
+from tests.conftest import Tenant
+from tests.factories import memory
+
+CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
+TRAJ = CORPUS / "trajectories"
+ADRS = CORPUS / "adrs"
+FEVER = TRAJ / "react" / "FEVER_run_outputs.txt"
+MARSHMALLOW = TRAJ / "swe-agent" / "marshmallow-1867_function_calling_replace_from_source.traj"
+#: FEVER and marshmallow have their own tests (they are the slow, large ones).
+SMALL_FILES = sorted(
+    p.relative_to(CORPUS).as_posix()
+    for p in [*TRAJ.rglob("*"), *ADRS.rglob("*.md")]
+    if p.is_file() and p.name != "SOURCE.md" and p not in (FEVER, MARSHMALLOW)
+)
+PAIRS = {
+    "jabref": (
+        "adrs/jabref/0045-use-input-flag-always-for-input-files.md",
+        "adrs/jabref/0057-allow-positional-input-file-argument.md",
+    ),
+    "log4brains": (
+        "adrs/log4brains/20200926-use-the-adr-number-as-its-unique-id.md",
+        "adrs/log4brains/20201016-use-the-adr-slug-as-its-unique-id.md",
+    ),
+}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _corpus_present() -> None:
+    assert TRAJ.is_dir(), f"the shared corpus is missing at {CORPUS}"
+    assert ADRS.is_dir(), f"the shared corpus is missing at {CORPUS}"
+
+
+def ingest(t: Tenant, relative: str, fmt: str = "auto") -> Any:
+    path = CORPUS / relative
+    return t.post(
+        "/v1/ingest",
+        json={"format": fmt, "content": path.read_text(encoding="utf-8"), "source_name": path.name},
+    )
+
+
+def ingest_ok(t: Tenant, relative: str) -> dict[str, Any]:
+    r = ingest(t, relative)
+    assert r.status_code in (200, 201), r.text
+    return r.json()  # type: ignore[no-any-return]
+
+
+def cypher(driver, query: str, **params: Any) -> list[dict[str, Any]]:  # type: ignore[no-untyped-def]
+    records, _, _ = driver.execute_query(query, params)
+    return [r.data() for r in records]
+
+
+def counts(driver, namespace: str) -> tuple[int, int]:  # type: ignore[no-untyped-def]
+    nodes = cypher(driver, "MATCH (n {namespace: $ns}) RETURN count(n) AS c", ns=namespace)[0]["c"]
+    rels = cypher(driver, "MATCH (n {namespace: $ns})-[r]->() RETURN count(r) AS c", ns=namespace)[
+        0
+    ]["c"]
+    return nodes, rels
+
+
+def stored_steps(driver, namespace: str) -> dict[str, int]:  # type: ignore[no-untyped-def]
+    """unit key -> number of stored steps of the trace drawn from it (checked equal to step_count)."""
+    rows = cypher(
+        driver,
+        """MATCH (t:ReasoningTrace {namespace: $ns})-[r:EXTRACTED_FROM]->(:Source)
+           UNWIND r.units AS unit
+           RETURN unit, t.step_count AS step_count, COUNT { (t)-[:HAS_STEP]->(:ReasoningStep) } AS steps,
+                  COUNT { (t)-[:HAS_STEP]->()-[:NEXT]->() } AS next""",
+        ns=namespace,
+    )
+    for row in rows:
+        assert row["steps"] == row["step_count"], row
+        assert row["next"] == row["steps"] - 1, row
+    return {row["unit"]: row["steps"] for row in rows}
+
+
+# --- the source's own structure (the parsers' documented mapping) ------------------------------
+
+
+_TAG = re.compile(r"^(Thought|Action|Observation) \d+:")
+
+
+def react_tagged_lines(text: str, start: re.Pattern[str]) -> list[int]:
+    """Tagged lines per episode; a line starting `ohh...` opens a notebook debug block up to the next Thought."""
+    per_episode: list[int] = []
+    in_debug = False
+    for line in text.splitlines():
+        if start.match(line):
+            per_episode.append(0)
+            in_debug = False
+        elif per_episode:
+            if line.startswith("ohh..."):
+                in_debug = True
+                continue
+            tag = _TAG.match(line)
+            if tag and not (in_debug and tag.group(1) != "Thought"):
+                in_debug = False
+                per_episode[-1] += 1
+    return per_episode
+
+
+def expected_steps(relative: str) -> dict[str, int]:
+    """unit key -> step count, from the raw file."""
+    path = CORPUS / relative
+    text = path.read_text(encoding="utf-8")
+    stem = path.name.rsplit(".", 1)[0]
+    if relative.startswith("trajectories/swe-agent/"):
+        return {stem: 3 * len(json.loads(text)["trajectory"]) + 1}
+    if relative.startswith("trajectories/openhands/"):
+        events = json.loads(text)
+        actions = [
+            e for e in events if "action" in e and e["action"] not in OPENHANDS_SKIPPED_ACTIONS
+        ]
+        user_messages = [
+            e for e in actions if e.get("source") == "user" and e["action"] == "message"
+        ]
+        user_other = [e for e in actions if e.get("source") == "user" and e["action"] != "message"]
+        agent = [e for e in actions if e.get("source") != "user"]
+        finish = [e for e in agent if e["action"] == "finish"]
+        non_finish = [e for e in agent if e["action"] != "finish"]
+        with_thought = [e for e in non_finish if (e.get("args") or {}).get("thought")]
+        observations = [
+            e
+            for e in events
+            if "observation" in e and e["observation"] not in OPENHANDS_SKIPPED_OBSERVATIONS
+        ]
+        n = (
+            (len(user_messages) - 1)
+            + len(user_other)
+            + len(with_thought)
+            + len(non_finish)
+            + len(observations)
+            + (1 if finish else 0)
+        )
+        return {stem: n}
+    if relative.endswith("FEVER_run_outputs.txt"):
+        per = react_tagged_lines(text, re.compile(r"^\s*\d+\s+(Claim|Question):"))
+        return {f"episode-{i}": n for i, n in enumerate(per, 1)}
+    if relative.endswith("hotpotqa_prompts_naive.json"):
+        out: dict[str, int] = {}
+        for key, prompt in json.loads(text).items():
+            if re.search(r"^(Thought|Action) \d+:", prompt, re.MULTILINE):
+                per = react_tagged_lines(prompt, re.compile(r"^\s*(?:\d+\s+)?(Question|Claim):"))
+                out.update({f"{key}-{i}": n for i, n in enumerate(per, 1) if n})
+        return out
+    raise AssertionError(f"no structural count for {relative}")
+
+
+def adr_options(text: str) -> int:
+    """List items of the `## Considered Options` section."""
+    section = re.search(
+        r"^## Considered Options\s*\n(.*?)(?=^## |\Z)", text, re.MULTILINE | re.DOTALL
+    )
+    return len(re.findall(r"^[*-] ", section.group(1), re.MULTILINE)) if section else 0
+
+
+# --- every corpus file ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("relative", SMALL_FILES)
+def test_every_corpus_file_ingests(tenant: Tenant, neo4j_driver, relative: str) -> None:  # type: ignore[no-untyped-def]
+    path = CORPUS / relative
+    units = parse(path.read_text(encoding="utf-8"), "auto", path.name)
+    r = ingest(tenant, relative)
+    assert r.status_code == 201, r.text
+    body = r.json()
+    assert body["new"] is True
+    assert body["status"] == "complete"
+    assert body["chunks"] == {"ok": len(units), "failed": 0, "refused": 0}
+    assert [u["key"] for u in body["units"]] == [u.key for u in units]
+    assert all(u["status"] == "ok" and u["error"] is None for u in body["units"])
+    with_trace = [u for u in units if u.trace is not None]
+    assert len(body["trace_ids"]) == len(with_trace) == body["created"]["reasoning"]
+    assert {q["unit"] for q in body["quality"]} == {u.key for u in with_trace}
+    assert all(
+        q["verdict"] in ("accepted", "poor", "rejected") and 0 <= q["score"] <= 1
+        for q in body["quality"]
+    )
+
+    # stored steps: one per parsed step, in order, and as many as the source's own structure says
+    steps = stored_steps(neo4j_driver, tenant.namespace)
+    assert steps == {u.key: len(u.trace.steps) for u in with_trace}
+    if relative.startswith("adrs/"):
+        (_unit,) = units
+        trace = tenant.get(f"/v1/reasoning/{body['trace_ids'][0]}").json()
+        hypotheses = [
+            s
+            for s in trace["steps"]
+            if s["kind"] == "thought" and s["status"] in ("hypothesis", "rejected")
+        ]
+        assert len(hypotheses) == adr_options(path.read_text(encoding="utf-8"))
+        assert trace["steps"][-1]["kind"] == "conclusion"
+        assert [p["kind"] for p in trace["produced"]] == ["decision"]
+    else:
+        assert steps == expected_steps(relative)
+
+    # everything drawn is EXTRACTED_FROM the one source, and written by origin ingestion
+    rows = cypher(
+        neo4j_driver,
+        """MATCH (m:Memory {namespace: $ns})
+           OPTIONAL MATCH (m)-[:EXTRACTED_FROM]->(s:Source)
+           RETURN m.memory_id AS memory_id, m.kind AS kind, m.version AS version, m.created_by_origin AS origin,
+                  m.last_modified_by_origin AS modified, collect(s.uid) AS sources""",
+        ns=tenant.namespace,
+    )
+    assert {row["origin"] for row in rows} == {"ingestion"} == {row["modified"] for row in rows}
+    assert all(row["sources"] == [body["source_id"]] for row in rows if row["version"] == 1)
+    assert {row["memory_id"] for row in rows if row["kind"] != "reasoning"} == set(
+        body["memory_ids"]
+    )
+    assert {row["memory_id"] for row in rows if row["kind"] == "reasoning"} == set(
+        body["trace_ids"]
+    )
+    source = cypher(
+        neo4j_driver, "MATCH (s:Source {namespace: $ns}) RETURN s {.*} AS s", ns=tenant.namespace
+    )
+    assert len(source) == 1
+    s = source[0]["s"]
+    assert (s["name"], s["size_bytes"], s["status"], s["unit_count"]) == (
+        path.name,
+        path.stat().st_size,
+        "complete",
+        len(units),
+    )
+    assert s["uid"] == body["source_id"]
+    assert len(s["sha256"]) == 64
+    assert {"valid_from", "system_from"} <= set(s)
+
+
+def test_fever_transcript_500_episodes(tenant: Tenant, neo4j_driver) -> None:  # type: ignore[no-untyped-def]
+    started = time.monotonic()
+    r = ingest(tenant, "trajectories/react/FEVER_run_outputs.txt")
+    elapsed = time.monotonic() - started
+    assert r.status_code == 201, r.text
+    body = r.json()
+    print(f"\nFEVER: {len(body['units'])} units in {elapsed:.1f} s (server {body['elapsed_s']} s)")
+    assert body["format"] == "react"
+    assert body["size_bytes"] == FEVER.stat().st_size
+    assert body["chunks"] == {"ok": 500, "failed": 0, "refused": 0}, [
+        u for u in body["units"] if u["status"] != "ok"
+    ]
+    assert len(body["units"]) == 500 == len(body["trace_ids"]) == len(body["quality"])
+    assert all(u["trace_id"] and u["memory_ids"] for u in body["units"])
+    assert stored_steps(neo4j_driver, tenant.namespace) == expected_steps(
+        "trajectories/react/FEVER_run_outputs.txt"
+    )
+    verdicts = Counter(q["verdict"] for q in body["quality"])
+    assert sum(verdicts.values()) == 500
+    # the notebook's own result line says how each episode ended: em=1 episodes produced an answer
+    finished = [u for u in body["units"] if u["title"].startswith("Claim:")]
+    assert len(finished) == 500
+
+
+def test_large_function_calling_trajectory(tenant: Tenant, neo4j_driver) -> None:  # type: ignore[no-untyped-def]
+    relative = MARSHMALLOW.relative_to(CORPUS).as_posix()
+    body = ingest_ok(tenant, relative)
+    assert body["chunks"] == {"ok": 1, "failed": 0, "refused": 0}
+    assert body["size_bytes"] == MARSHMALLOW.stat().st_size > 380_000
+    ((unit_key, steps),) = stored_steps(neo4j_driver, tenant.namespace).items()
+    assert {unit_key: steps} == expected_steps(relative) == {MARSHMALLOW.stem: 40}
+    trace = tenant.get(f"/v1/reasoning/{body['trace_ids'][0]}").json()
+    assert [s["index"] for s in trace["steps"]] == list(range(40))
+    assert trace["source_id"] == body["source_id"]
+
+
+# --- lineage, re-ingest -------------------------------------------------------------------------
+
+
+def test_lineage_of_an_ingested_decision(tenant: Tenant) -> None:
+    relative = "trajectories/swe-agent/swe-agent__test-repo-i1.traj"
+    body = ingest_ok(tenant, relative)
+    trace = tenant.get(f"/v1/reasoning/{body['trace_ids'][0]}").json()
+    decision = trace["produced"][0]
+    assert decision["kind"] == "decision"
+    assert decision["created_by"]["origin"] == "ingestion"
+    lineage = tenant.get(f"/v1/memories/{decision['memory_id']}/lineage")
+    assert lineage.status_code == 200, lineage.text
+    (lt,) = lineage.json()["traces"]
+    n = len(json.loads((CORPUS / relative).read_text())["trajectory"])
+    assert [s["index"] for s in lt["steps"]] == list(range(3 * n + 1))
+    assert [s["kind"] for s in lt["steps"][:3]] == ["thought", "action", "observation"]
+    assert lt["created_by"]["origin"] == "ingestion"
+    assert lt["created_by"]["actor"] == "tester"
+    # each observation step cites the observation memory drawn from the same trajectory entry
+    cited = [c["memory_id"] for s in lt["steps"] if s["kind"] == "observation" for c in s["cites"]]
+    assert len(cited) == n
+    assert set(cited) <= set(body["memory_ids"])
+    for memory_id in set(cited):
+        obs = tenant.get(f"/v1/memories/{memory_id}").json()
+        assert obs["kind"] == "observation"
+        assert obs["created_by"]["origin"] == "ingestion"
+
+
+def test_reingest_is_a_no_op(tenant: Tenant, neo4j_driver) -> None:  # type: ignore[no-untyped-def]
+    relative = "trajectories/react/hotpotqa_prompts_naive.json"
+    first = ingest(tenant, relative)
+    assert first.status_code == 201, first.text
+    before = counts(neo4j_driver, tenant.namespace)
+    again = ingest(tenant, relative)
+    assert again.status_code == 200, again.text
+    a, b = first.json(), again.json()
+    assert b["new"] is False
+    assert b["created"] == {}
+    assert b["source_id"] == a["source_id"]
+    assert set(b["memory_ids"]) == set(a["memory_ids"])
+    assert b["trace_ids"] == a["trace_ids"]
+    assert [
+        (u["key"], u["status"], u["trace_id"], sorted(u["memory_ids"])) for u in b["units"]
+    ] == [(u["key"], u["status"], u["trace_id"], sorted(u["memory_ids"])) for u in a["units"]]
+    assert [(q["unit"], q["verdict"], q["score"], q["issues"]) for q in b["quality"]] == [
+        (q["unit"], q["verdict"], q["score"], q["issues"]) for q in a["quality"]
+    ]
+    assert counts(neo4j_driver, tenant.namespace) == before
+    # a different declared format does not split the source: the stored format is used
+    third = tenant.post(
+        "/v1/ingest",
+        json={
+            "format": "text",
+            "content": (CORPUS / relative).read_text(),
+            "source_name": "other.json",
+        },
+    )
+    assert third.status_code == 200
+    assert third.json()["format"] == "react"
+    assert third.json()["source_id"] == a["source_id"]
+    assert counts(neo4j_driver, tenant.namespace) == before
+
+
+# --- ADR supersession ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("newer_first", [False, True], ids=["older-first", "newer-first"])
+@pytest.mark.parametrize("pair", sorted(PAIRS))
+def test_adr_supersession_across_requests(
+    tenant: Tenant, neo4j_driver, pair: str, newer_first: bool
+) -> None:  # type: ignore[no-untyped-def]
+    older_file, newer_file = PAIRS[pair]
+    order = [newer_file, older_file] if newer_first else [older_file, newer_file]
+    bodies = {f: ingest_ok(tenant, f) for f in order}
+    second = bodies[order[1]]
+    older_id = tenant.get(f"/v1/reasoning/{bodies[older_file]['trace_ids'][0]}").json()["produced"][
+        0
+    ]["memory_id"]
+    newer_id = tenant.get(f"/v1/reasoning/{bodies[newer_file]['trace_ids'][0]}").json()["produced"][
+        0
+    ]["memory_id"]
+    assert second["supersedes"] == [
+        {"memory_id": newer_id, "supersedes_memory_id": older_id, "unit": Path(order[1]).stem}
+    ]
+    assert bodies[order[0]]["supersedes"] == []
+
+    newer = tenant.get(f"/v1/memories/{newer_id}").json()
+    assert newer["valid_to"] is None
+    assert newer["system_to"] is None
+    assert newer["status"] == "active"
+    assert newer["metadata"]["adr_name"] in ("57", "20201016")
+    history = tenant.get(f"/v1/memories/{older_id}/history").json()["items"]
+    assert [v["version"] for v in history] == [1, 2]
+    closed = history[-1]
+    assert closed["system_to"] is None
+    assert closed["valid_to"] is not None
+    assert closed["created_by"]["origin"] == "ingestion"
+    assert closed["last_modified_by"]["origin"] == "ingestion"
+    if pair == "log4brains":
+        assert closed["valid_from"].startswith("2020-09-26")
+        assert closed["valid_to"].startswith("2020-10-16")
+        assert closed["valid_to"] == newer["valid_from"]
+    else:
+        assert closed["valid_to"] > closed["valid_from"]
+    # valid today: the newer one, not the older one
+    assert (
+        tenant.get(f"/v1/memories/{older_id}", params={"as_of": "2099-01-01T00:00:00Z"}).status_code
+        == 404
+    )
+    assert (
+        tenant.get(f"/v1/memories/{newer_id}", params={"as_of": "2099-01-01T00:00:00Z"}).status_code
+        == 200
+    )
+
+    links = cypher(
+        neo4j_driver,
+        """MATCH (n:Decision {namespace: $ns})-[s:SUPERSEDES]->(o:Decision {namespace: $ns})
+           WHERE n.memory_id <> o.memory_id
+           RETURN n.memory_id AS newer, o.memory_id AS older, o.uid AS old_uid, s.origin AS origin""",
+        ns=tenant.namespace,
+    )
+    assert [(x["newer"], x["older"], x["old_uid"], x["origin"]) for x in links] == [
+        (newer_id, older_id, closed["uid"], "ingestion")
+    ]
+
+    # idempotent: repeating both ingests changes nothing
+    before = counts(neo4j_driver, tenant.namespace)
+    for f in order:
+        assert ingest(tenant, f).status_code == 200
+    assert counts(neo4j_driver, tenant.namespace) == before
+
+
+# --- limits and malformed input -----------------------------------------------------------------
+
+
+def test_over_the_limit_is_refused_before_parsing(
+    tenant: Tenant, neo4j_driver, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    settings = tenant.client.app.state.services.settings  # type: ignore[attr-defined]
+    monkeypatch.setattr(settings, "max_ingest_bytes", 100)
+    # 60 characters but 120 UTF-8 bytes: the limit is in bytes; the content is not even valid JSON
+    r = tenant.post(
+        "/v1/ingest", json={"format": "swe-agent", "content": "é" * 60, "source_name": "x.traj"}
+    )
+    assert r.status_code == 413, r.text
+    assert r.json()["code"] == "input.too_large"
+    assert "100" in r.json()["detail"]
+    ok = tenant.post(
+        "/v1/ingest", json={"format": "text", "content": "a" * 100, "source_name": "fits.txt"}
+    )
+    assert ok.status_code == 201, ok.text
+    monkeypatch.undo()
+    assert cypher(
+        neo4j_driver, "MATCH (s:Source {namespace: $ns}) RETURN s.name AS name", ns=tenant.namespace
+    ) == [{"name": "fits.txt"}]
+
+
+@pytest.mark.parametrize(
+    ("fmt", "content", "name", "message"),
+    [
+        ("auto", '{"trajectory": [', "broken.traj", "not valid JSON"),
+        ("swe-agent", "{not json", "broken.traj", "swe-agent: not valid JSON"),
+        ("auto", '{"foo": 1}', "data.json", "matches no known format"),
+        ("swe-agent", '{"info": {}}', "run.traj", "'trajectory' is missing"),
+        ("adr", "# Title\n\nNo decision here.\n", "0001-x.md", "adr:"),
+    ],
+)
+def test_malformed_material_is_422_and_writes_nothing(
+    tenant: Tenant, neo4j_driver, fmt: str, content: str, name: str, message: str
+) -> None:  # type: ignore[no-untyped-def]
+    r = tenant.post("/v1/ingest", json={"format": fmt, "content": content, "source_name": name})
+    assert r.status_code == 422, r.text
+    assert r.json()["code"] == "input.invalid_format"
+    assert message in r.json()["detail"]
+    assert counts(neo4j_driver, tenant.namespace) == (0, 0)
+
+
+def test_unknown_format_is_422(tenant: Tenant) -> None:
+    r = tenant.post(
+        "/v1/ingest", json={"format": "yaml", "content": "a: 1", "source_name": "x.yaml"}
+    )
+    assert r.status_code == 422
+    assert r.json()["code"] == "input.invalid"
+
+
+def test_ingest_needs_the_ingest_scope(tenant: Tenant) -> None:
+    key = tenant.key_with(["read", "write"])
+    r = tenant.client.post(
+        "/v1/ingest",
+        json={"format": "text", "content": "hello", "source_name": "x.txt"},
+        headers={"Authorization": f"Bearer {key}"},
+    )
+    assert r.status_code == 403
+    assert r.json()["code"] == "auth.forbidden"
+
+
+# --- failures: reported per unit, never wedging, retried on re-ingest --------------------------
+
+EPISODES = """Question: What is the capital of France?
+Thought 1: I should look up France.
+Action 1: Search[France]
+Observation 1: France is a country in Western Europe whose capital is Paris.
+Thought 2: The capital of France is Paris.
+Action 2: Finish[Paris]
+Observation 2: Episode finished, reward = 1
+
+Question: What is the capital of Italy?
+Thought 1: I should look up Italy {bad}.
+Action 1: Search[Italy]
+Observation 1: Italy is a country in Southern Europe whose capital is Rome.
+Thought 2: The capital of Italy is Rome.
+Action 2: Finish[Rome]
+Observation 2: Episode finished, reward = 1
+
+Question: What is the capital of Spain?
+Thought 1: I should look up Spain.
+Action 1: Search[Spain]
+Observation 1: Spain is a country in Southern Europe whose capital is Madrid.
+Thought 2: The capital of Spain is Madrid.
+Action 2: Finish[Madrid]
+Observation 2: Episode finished, reward = 1
+"""
+
+
+def test_a_failed_unit_is_reported_and_does_not_wedge(tenant: Tenant, neo4j_driver) -> None:  # type: ignore[no-untyped-def]
+    # Episode 2 has a 40 000-character thought: over max_content_chars, so that unit fails alone.
+    body = {
+        "format": "react",
+        "content": EPISODES.replace("{bad}", "word " * 8000),
+        "source_name": "capitals.txt",
+    }
+    r = tenant.post("/v1/ingest", json=body)
+    assert r.status_code == 201, r.text
+    report = r.json()
+    assert report["status"] == "partial"
+    assert report["chunks"] == {"ok": 2, "failed": 1, "refused": 0}
+    assert [u["status"] for u in report["units"]] == ["ok", "failed", "ok"]
+    failed = report["units"][1]
+    assert failed["key"] == "episode-2"
+    assert failed["memory_ids"] == []
+    assert failed["trace_id"] is None
+    assert failed["error"].startswith("input.too_large:")
+    assert "32768" in failed["error"]
+    assert len(report["trace_ids"]) == 2
+
+    # the service is not wedged: a small write right after works
+    assert memory(tenant, "Written right after a failed unit")["created"] is True
+
+    # re-ingest retries only the failed unit (it fails again): nothing duplicated
+    before = counts(neo4j_driver, tenant.namespace)
+    again = tenant.post("/v1/ingest", json=body)
+    assert again.status_code == 200, again.text
+    assert again.json()["new"] is False
+    assert again.json()["created"] == {}
+    assert [u["status"] for u in again.json()["units"]] == ["ok", "failed", "ok"]
+    assert counts(neo4j_driver, tenant.namespace) == before
+    source = cypher(
+        neo4j_driver, "MATCH (s:Source {namespace: $ns}) RETURN s {.*} AS s", ns=tenant.namespace
+    )[0]["s"]
+    assert source["status"] == "partial"
+    assert source["units_failed"] == ["episode-2"]
+    assert source["attempts"] == 2
+
+
+def test_reingest_retries_exactly_the_failed_units(
+    tenant: Tenant, neo4j_driver, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    content = EPISODES.replace(" {bad}", "").replace(
+        "Observation 2: Episode finished, reward = 1\n\nQuestion: What is the capital of Spain?",
+        "Observation 2: Episode finished, reward = 1\nThought 3: Rome has been the capital since 1871.\n"
+        "Action 3: Finish[Rome]\nObservation 3: Episode finished, reward = 1\n\nQuestion: What is the capital of Spain?",
+    )
+    body = {"format": "react", "content": content, "source_name": "capitals.txt"}
+    reasoning = tenant.client.app.state.services.reasoning  # type: ignore[attr-defined]
+    monkeypatch.setattr(reasoning, "max_steps", 6)  # episode 2 has 9 steps: it fails this time
+    first = tenant.post("/v1/ingest", json=body)
+    assert first.status_code == 201, first.text
+    assert [u["status"] for u in first.json()["units"]] == ["ok", "failed", "ok"]
+    assert "steps" in first.json()["units"][1]["error"]
+    assert "input.too_large" in first.json()["units"][1]["error"]
+    monkeypatch.undo()
+
+    second = tenant.post("/v1/ingest", json=body)
+    assert second.status_code == 200, second.text
+    b = second.json()
+    assert b["new"] is False
+    assert b["status"] == "complete"
+    assert [u["status"] for u in b["units"]] == ["ok", "ok", "ok"]
+    assert b["created"]["reasoning"] == 1  # only episode 2 was written now
+    a_units = first.json()["units"]
+    assert [b["units"][i]["trace_id"] for i in (0, 2)] == [a_units[i]["trace_id"] for i in (0, 2)]
+    assert stored_steps(neo4j_driver, tenant.namespace) == {
+        "episode-1": 6,
+        "episode-2": 9,
+        "episode-3": 6,
+    }
+    source = cypher(
+        neo4j_driver, "MATCH (s:Source {namespace: $ns}) RETURN s {.*} AS s", ns=tenant.namespace
+    )[0]["s"]
+    assert source["status"] == "complete"
+    assert source["units_failed"] == []
+    assert source["completed_at"] is not None
+
+
+# --- the quality policy -------------------------------------------------------------------------
+
+UNSUPPORTED = """Claim: The moon is made of cheese.
+Thought 1: Everybody knows this.
+Action 1: Finish[SUPPORTS]
+Observation 1: Episode finished, reward = 0
+
+Claim: Paris is the capital of France.
+Thought 1: I should search Paris.
+Action 1: Search[Paris]
+Observation 1: Paris is the capital and largest city of France.
+Thought 2: The observation says Paris is the capital of France, so the claim is supported.
+Action 2: Finish[SUPPORTS]
+Observation 2: Episode finished, reward = 1
+"""
+
+
+def test_poor_traces_are_annotated_and_kept_by_default(tenant: Tenant) -> None:
+    r = tenant.post(
+        "/v1/ingest", json={"format": "react", "content": UNSUPPORTED, "source_name": "claims.txt"}
+    )
+    assert r.status_code == 201, r.text
+    body = r.json()
+    assert [u["status"] for u in body["units"]] == ["ok", "ok"]
+    first = body["quality"][0]
+    assert first["unit"] == "episode-1"
+    assert first["verdict"] == "rejected"
+    assert "unsupported_conclusion" in first["issues"]
+    trace = tenant.get(f"/v1/reasoning/{first['trace_id']}").json()
+    assert trace["quality"]["verdict"] == "rejected"  # stored with its assessment, flagged, kept
+
+
+def test_refuse_policy_refuses_the_unit_and_reports_it(
+    tenant: Tenant, neo4j_driver, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    settings = tenant.client.app.state.services.settings  # type: ignore[attr-defined]
+    monkeypatch.setattr(settings, "ingestion_quality_policy", "refuse")
+    body = {"format": "react", "content": UNSUPPORTED, "source_name": "claims.txt"}
+    r = tenant.post("/v1/ingest", json=body)
+    assert r.status_code == 201, r.text
+    report = r.json()
+    assert report["status"] == "complete"
+    assert report["chunks"] == {
+        "ok": 1,
+        "failed": 0,
+        "refused": 1,
+    }
+    refused = report["units"][0]
+    assert refused["status"] == "refused"
+    assert refused["trace_id"] is None
+    assert refused["memory_ids"] == []
+    assert "quality gate" in refused["error"]
+    assert report["quality"][0]["unit"] == "episode-1"
+    assert report["quality"][0]["trace_id"] is None
+    assert "unsupported_conclusion" in report["quality"][0]["issues"]
+    # nothing of the refused unit was written
+    traces = cypher(
+        neo4j_driver,
+        "MATCH (t:ReasoningTrace {namespace: $ns}) RETURN t.task_text AS task",
+        ns=tenant.namespace,
+    )
+    assert traces == [{"task": "Paris is the capital of France."}]
+    # still refused on re-ingest while the policy holds, and nothing is written
+    before = counts(neo4j_driver, tenant.namespace)
+    again = tenant.post("/v1/ingest", json=body).json()
+    assert [u["status"] for u in again["units"]] == ["refused", "ok"]
+    assert again["quality"][0]["verdict"] == "rejected"
+    assert counts(neo4j_driver, tenant.namespace) == before
