@@ -28,9 +28,12 @@ Returns = Literal["none", "one", "optional", "many", "scalar"]
 _PARAM_DECL = re.compile(r"^//\s*:param\s+([A-Za-z_][A-Za-z0-9_]*)\s*=>\s*(.+?)\s*$")
 _KEY = re.compile(r"^//\s*(mode|returns)\s*:\s*(\S+)\s*$")
 _PARAM_USE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
-_STRINGS = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`")
-_LINE_COMMENT = re.compile(r"//[^\n]*")
-_BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
+# Strings and comments in one left-to-right scan, so `//` inside a string and `'` inside a
+# comment are both read correctly.
+_TOKENS = re.compile(
+    r"(?P<str>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`)|(?P<comment>//[^\n]*|/\*.*?\*/)",
+    re.DOTALL,
+)
 
 
 @dataclass(frozen=True)
@@ -58,9 +61,7 @@ class NamedQuery:
 
 def strip_code(text: str) -> str:
     """Return `text` with comments and string literals removed (to find `$params` and `;`)."""
-    out = _BLOCK_COMMENT.sub(" ", text)
-    out = _STRINGS.sub("''", out)
-    return _LINE_COMMENT.sub(" ", out)
+    return _TOKENS.sub(lambda m: "''" if m.group("str") else " ", text)
 
 
 def parse_query(name: str, text: str) -> NamedQuery:

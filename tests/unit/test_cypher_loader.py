@@ -69,3 +69,10 @@ def test_every_query_name_used_in_the_code_exists() -> None:
         u for u in used if u.split("/")[0] in {n.split("/")[0] for n in names} and u not in names
     }
     assert not missing, missing
+
+
+def test_apostrophes_in_comments_and_slashes_in_strings() -> None:
+    text = GOOD.replace("// Get one memory.", "// Get one memory (it's the current one).").replace(
+        "'$not_a_param either'", "'http://example.org/$not_a_param'"
+    )
+    assert parse_query("memory/get", text).params == {"namespace", "memory_id"}
