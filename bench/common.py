@@ -10,8 +10,8 @@ import os
 import platform
 import subprocess
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -123,15 +123,18 @@ def machine() -> dict[str, Any]:
     }
 
 
-@dataclass
-class Stopwatch:
-    """Accumulates wall-clock seconds per named phase (printed at the end: where the run's time went)."""
+@contextmanager
+def torch_threads(n: int) -> Iterator[None]:
+    """Run the block with `n` torch intra-op threads in this process, then restore the count.
 
-    phases: dict[str, float]
+    Used for setup (building corpora, embedding LoCoMo turns): on a shared 2-core machine one
+    thread embeds 2-3x faster than two, which wait on each other when one is preempted.
+    """
+    import torch
 
-    def __init__(self) -> None:
-        self.phases = {}
-
-    def add(self, name: str, seconds: float) -> None:
-        """Add `seconds` to phase `name`."""
-        self.phases[name] = self.phases.get(name, 0.0) + seconds
+    before = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)

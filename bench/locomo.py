@@ -9,7 +9,8 @@ Ingestion: every turn of a conversation becomes one `:Memory:Observation` in nam
 shared a photo), `valid_from` = its session's date (`session_N_date_time`, e.g.
 "1:56 pm on 8 May, 2023", read as UTC), `created_by_origin = ingestion`, metadata
 `{dia_id, session, conversation}`. It goes through the bulk path (`UNWIND $rows` of
-`cypher/bench/create_memories.cypher`, embeddings computed once with the service's model), so
+`cypher/bench/create_memories.cypher`, embeddings computed once with the service's model, one
+torch thread: setup, not measured), so
 the nodes are ordinary memories that recall sees. A namespace that already holds exactly these
 texts is reused; one that differs is deleted and rebuilt.
 
@@ -45,7 +46,7 @@ from typing import Any
 import numpy as np
 from neo4j import RoutingControl
 
-from bench.common import REPO, summary
+from bench.common import REPO, summary, torch_threads
 from bench.recall import RoundLog
 from service.container import Services
 from service.domain.text import normalise_for_match
@@ -190,7 +191,8 @@ def ingest(services: Services, conv: Conversation) -> tuple[np.ndarray, dict[str
     if have:
         drop(services, conv.namespace)
     t0 = time.perf_counter()
-    vectors = np.asarray(services.embedder.encode(texts), dtype=np.float32)
+    with torch_threads(1):
+        vectors = np.asarray(services.embedder.encode(texts), dtype=np.float32)
     embed_s = time.perf_counter() - t0
     now = datetime.now(UTC)
     rows = [
@@ -265,6 +267,7 @@ def bm25_rank(turns: Sequence[Turn], questions: Sequence[Question]) -> list[list
     """Rank turns by BM25 for each question (top `LIMIT`)."""
     import bm25s
 
+    logging.getLogger("bm25s").setLevel(logging.WARNING)  # it sets DEBUG on import
     corpus = bm25s.tokenize([t.content for t in turns], stopwords="en", show_progress=False)
     retriever = bm25s.BM25()
     retriever.index(corpus, show_progress=False)
@@ -339,9 +342,10 @@ def evaluate(
         latencies += ms
         rounds_all += rounds.rounds
         exact += rounds.exact
-        qv = np.asarray(
-            services.embedder.encode([q.text for q in conv.questions]), dtype=np.float32
-        )
+        with torch_threads(1):
+            qv = np.asarray(
+                services.embedder.encode([q.text for q in conv.questions]), dtype=np.float32
+            )
         per_method["service recall"] += scores(ranked, conv.questions)
         per_method["BM25"] += scores(bm25_rank(conv.turns, conv.questions), conv.questions)
         per_method["dense cosine"] += scores(dense_rank(conv.turns, vectors, qv), conv.questions)

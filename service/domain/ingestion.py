@@ -88,7 +88,7 @@ Progress = Callable[[int, int], None]
 #: Texts embedded per model call: units are embedded in windows of about this many texts
 #: (deduplicated, so padding and repeated observations cost less), each unit still written in
 #: its own transaction after its window was embedded.
-EMBED_WINDOW_TEXTS = 128
+EMBED_WINDOW_TEXTS = 512
 
 SOURCE_COMPLETE = "complete"
 SOURCE_PARTIAL = "partial"

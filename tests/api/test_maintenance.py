@@ -379,3 +379,12 @@ def test_concurrent_runs_write_one_version_and_one_proposal(tenant: Tenant) -> N
 
     assert tenant.get(f"/v1/memories/{decision_id}/history").json()["count"] == 2
     assert tenant.get(f"/v1/memories/{decision_id}").json()["confidence"] == 0.81
+
+
+def test_scheduler_round_lists_namespaces_and_honours_stop(tenant: Tenant) -> None:
+    memory(tenant, "Alice lives in Paris", kind="fact")
+    maintenance = tenant.client.app.state.services.maintenance  # type: ignore[attr-defined]
+    assert tenant.namespace in maintenance.namespaces()
+    stop = threading.Event()
+    stop.set()  # a full round would touch every namespace of the server: stop before the first job
+    assert maintenance.run_everywhere(stop) == []
