@@ -17,7 +17,9 @@ import typer
 from service.errors import TooLargeError, UnsupportedFormat
 from service.settings import get_settings
 
-app = typer.Typer(help="Rationale: agent memory on Neo4j that keeps why next to what.", no_args_is_help=True)
+app = typer.Typer(
+    help="Rationale: agent memory on Neo4j that keeps why next to what.", no_args_is_help=True
+)
 
 
 @app.callback()
@@ -49,10 +51,13 @@ def serve(
     port = port or settings.port
     if settings.dev_mode and not _is_loopback(host) and not settings.dev_bind_any:
         typer.echo(
-            f"refusing to bind {host}: dev mode (no RATIONALE_API_KEYS) serves only on loopback", err=True
+            f"refusing to bind {host}: dev mode (no RATIONALE_API_KEYS) serves only on loopback",
+            err=True,
         )
         raise typer.Exit(2)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
     uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
 
 
@@ -273,7 +278,9 @@ def ingest(
         services.close()
 
     headers = ["units", "traces created", "accepted", "poor", "rejected", "failed units", "refused"]
-    table = Table(title=f"ingest into namespace {namespace!r} (origin ingestion), files under {base}")
+    table = Table(
+        title=f"ingest into namespace {namespace!r} (origin ingestion), files under {base}"
+    )
     for name in ["file", "format", "new", *headers, "time (s)", "problems"]:
         table.add_column(
             name, justify="left" if name in ("file", "format", "new", "problems") else "right"

@@ -86,7 +86,9 @@ def build_services(settings: Settings, embedder: Embedder | None = None) -> Serv
         raise
     memories = MemoryService(graph, embedder, settings.max_content_chars)
     policy = VisibilityPolicy(settings.visibility)
-    reasoning = ReasoningService(graph, memories, policy, quality_thresholds(settings), settings.max_steps)
+    reasoning = ReasoningService(
+        graph, memories, policy, quality_thresholds(settings), settings.max_steps
+    )
     return Services(
         settings=settings,
         graph=graph,
@@ -96,10 +98,15 @@ def build_services(settings: Settings, embedder: Embedder | None = None) -> Serv
         policy=policy,
         idempotency=IdempotencyService(graph),
         ingestion=IngestionService(graph, memories, reasoning, settings),
-        retrieval=RetrievalService(graph, embedder, policy, RetrievalConfig.from_settings(settings)),
+        retrieval=RetrievalService(
+            graph, embedder, policy, RetrievalConfig.from_settings(settings)
+        ),
         diagnostics=DiagnosticsService(graph, policy),
         maintenance=MaintenanceService(
-            graph, memories, reasoning, MaintenanceConfig(duplicate_similarity=settings.duplicate_similarity)
+            graph,
+            memories,
+            reasoning,
+            MaintenanceConfig(duplicate_similarity=settings.duplicate_similarity),
         ),
         ready={"model": True},
     )

@@ -52,7 +52,9 @@ def resolve_model_path(name: str) -> Path:
     try:
         module = importlib.import_module(name)
     except ImportError as exc:
-        raise EmbeddingError(f"embedding model {name!r} is neither a folder nor an installed package") from exc
+        raise EmbeddingError(
+            f"embedding model {name!r} is neither a folder nor an installed package"
+        ) from exc
     getter = getattr(module, "get_model_path", None)
     folder = Path(getter()) if callable(getter) else Path(str(module.__file__)).parent / "model"
     if not folder.is_dir():
@@ -80,7 +82,10 @@ class SentenceTransformerEmbedder:
             self._model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
         except Exception as exc:  # the library raises many kinds; all mean "not loaded"
             raise EmbeddingError(f"could not load embedding model from {path}: {exc}") from exc
-        getter = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
+        getter = (
+            getattr(self._model, "get_embedding_dimension", None)
+            or self._model.get_sentence_embedding_dimension
+        )
         dim = getter()
         if not isinstance(dim, int):
             raise EmbeddingError(f"model at {path} does not report its embedding dimension")

@@ -67,11 +67,16 @@ def create_app(settings: Settings | None = None, embedder: Embedder | None = Non
     install_error_handlers(app)
 
     @app.middleware("http")
-    async def limit_body(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+    async def limit_body(
+        request: Request, call_next: Callable[[Request], Awaitable[Response]]
+    ) -> Response:
         length = request.headers.get("content-length")
         if length is not None and length.isdigit() and int(length) > settings.max_body_bytes:
             return JSONResponse(
-                {"detail": f"request body over {settings.max_body_bytes} bytes", "code": "input.too_large"},
+                {
+                    "detail": f"request body over {settings.max_body_bytes} bytes",
+                    "code": "input.too_large",
+                },
                 status_code=413,
             )
         return await call_next(request)

@@ -31,7 +31,9 @@ class Strict(BaseModel):
 class ActorRef(BaseModel):
     """Provenance of one version: the door it came through and who wrote it."""
 
-    origin: str = Field(description="user, ingestion or maintenance (or unrecognized).", examples=["user"])
+    origin: str = Field(
+        description="user, ingestion or maintenance (or unrecognized).", examples=["user"]
+    )
     actor: str = Field(description="Free-form writer name.", examples=["agent:ci-triage"])
 
 
@@ -39,15 +41,41 @@ class MemoryCreate(Strict):
     """Body of `POST /v1/memories`."""
 
     kind: MemoryKind = Field(description="What sort of memory.", examples=["fact"])
-    content: str = Field(min_length=1, description="The text, stored as given after NFC.", examples=["Alice lives in District 2"])
-    subject: str | None = Field(default=None, min_length=1, max_length=512, description="Key subject (facts).", examples=["alice"])
-    attribute: str | None = Field(default=None, min_length=1, max_length=512, description="Key attribute (facts).", examples=["home_district"])
-    confidence: float | None = Field(default=None, ge=0, le=1, description="Confidence in [0, 1].", examples=[0.9])
-    status: DecisionStatus | None = Field(default=None, description="Decision status; default active.")
-    trigger: str | None = Field(default=None, max_length=2000, description="When a procedure applies.")
-    valid_from: UtcDatetime | None = Field(default=None, description="When it became true; default now.")
+    content: str = Field(
+        min_length=1,
+        description="The text, stored as given after NFC.",
+        examples=["Alice lives in District 2"],
+    )
+    subject: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=512,
+        description="Key subject (facts).",
+        examples=["alice"],
+    )
+    attribute: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=512,
+        description="Key attribute (facts).",
+        examples=["home_district"],
+    )
+    confidence: float | None = Field(
+        default=None, ge=0, le=1, description="Confidence in [0, 1].", examples=[0.9]
+    )
+    status: DecisionStatus | None = Field(
+        default=None, description="Decision status; default active."
+    )
+    trigger: str | None = Field(
+        default=None, max_length=2000, description="When a procedure applies."
+    )
+    valid_from: UtcDatetime | None = Field(
+        default=None, description="When it became true; default now."
+    )
     valid_to: UtcDatetime | None = Field(default=None, description="When it stopped being true.")
-    actor: str | None = Field(default=None, max_length=200, description="Who writes; default the API key's name.")
+    actor: str | None = Field(
+        default=None, max_length=200, description="Who writes; default the API key's name."
+    )
     metadata: dict[str, Any] | None = Field(default=None, description="Free JSON metadata.")
 
 
@@ -104,7 +132,9 @@ class MemoryPublic(BaseModel):
 class MemoryCreated(MemoryPublic):
     """The answer to `POST /v1/memories`."""
 
-    created: bool = Field(description="False when an equal current memory existed (nothing was written).")
+    created: bool = Field(
+        description="False when an equal current memory existed (nothing was written)."
+    )
 
 
 class MemoriesPublic(BaseModel):
@@ -117,11 +147,19 @@ class MemoriesPublic(BaseModel):
 class StepIn(Strict):
     """One step of a trace to record."""
 
-    kind: StepKindLiteral = Field(description="thought, action, observation, decision or conclusion.")
+    kind: StepKindLiteral = Field(
+        description="thought, action, observation, decision or conclusion."
+    )
     content: str = Field(min_length=1, description="The step's text.")
-    status: StepStatusLiteral | None = Field(default=None, description="hypothesis for a guess under test.")
-    rejects: list[int] = Field(default_factory=list, description="Indexes of earlier steps this one rules out.")
-    cites: list[str] = Field(default_factory=list, description="memory_ids of the evidence relied on.")
+    status: StepStatusLiteral | None = Field(
+        default=None, description="hypothesis for a guess under test."
+    )
+    rejects: list[int] = Field(
+        default_factory=list, description="Indexes of earlier steps this one rules out."
+    )
+    cites: list[str] = Field(
+        default_factory=list, description="memory_ids of the evidence relied on."
+    )
 
 
 class ProducedIn(Strict):
@@ -139,10 +177,16 @@ class TraceCreate(Strict):
 
     task: str = Field(min_length=1, description="What the reasoning served.")
     steps: list[StepIn] = Field(description="Ordered steps, index 0 first.")
-    produced: ProducedIn | None = Field(default=None, description="A memory to create as the outcome.")
-    produced_memory_id: str | None = Field(default=None, description="Or an existing memory it led to.")
+    produced: ProducedIn | None = Field(
+        default=None, description="A memory to create as the outcome."
+    )
+    produced_memory_id: str | None = Field(
+        default=None, description="Or an existing memory it led to."
+    )
     actor: str | None = Field(default=None, max_length=200)
-    self_assessment: dict[str, Any] | None = Field(default=None, description="The agent's own view; stored, not trusted.")
+    self_assessment: dict[str, Any] | None = Field(
+        default=None, description="The agent's own view; stored, not trusted."
+    )
 
 
 class QualityIssueOut(BaseModel):
@@ -243,7 +287,9 @@ class RecallRequest(Strict):
 class SearchRequest(RecallRequest):
     """Body of `POST /v1/search`."""
 
-    origins: list[str] | None = Field(default=None, description="Only memories created through these doors.")
+    origins: list[str] | None = Field(
+        default=None, description="Only memories created through these doors."
+    )
     include_superseded: bool = Field(default=False, description="Also return closed versions.")
 
 
@@ -277,8 +323,12 @@ class IngestRequest(Strict):
 class IngestQuality(BaseModel):
     """The stored quality assessment of one ingested trace (or of a refused unit's trace)."""
 
-    unit: str = Field(description="Key of the unit the trace was drawn from.", examples=["episode-12"])
-    trace_id: str | None = Field(description="The trace's memory_id; null when the unit was refused.")
+    unit: str = Field(
+        description="Key of the unit the trace was drawn from.", examples=["episode-12"]
+    )
+    trace_id: str | None = Field(
+        description="The trace's memory_id; null when the unit was refused."
+    )
     verdict: str | None = Field(description="accepted, poor or rejected.", examples=["poor"])
     score: float | None = Field(description="Quality score in [0, 1].", examples=[0.62])
     issues: list[str] = Field(description="Issue codes.", examples=[["repetitive"]])
@@ -295,12 +345,18 @@ class IngestChunks(BaseModel):
 class IngestUnitReport(BaseModel):
     """What became of one unit (trajectory, episode, ADR or text chunk)."""
 
-    key: str = Field(description="Stable key of the unit within its source.", examples=["episode-12"])
+    key: str = Field(
+        description="Stable key of the unit within its source.", examples=["episode-12"]
+    )
     title: str = Field(description="Short human label.")
-    status: Literal["ok", "failed", "refused"] = Field(description="ok, failed (see error) or refused (quality gate).")
+    status: Literal["ok", "failed", "refused"] = Field(
+        description="ok, failed (see error) or refused (quality gate)."
+    )
     error: str | None = Field(default=None, description="Why the unit failed or was refused.")
     trace_id: str | None = Field(default=None, description="The trace drawn from the unit, if any.")
-    memory_ids: list[str] = Field(description="Observations and produced memories drawn from the unit.")
+    memory_ids: list[str] = Field(
+        description="Observations and produced memories drawn from the unit."
+    )
 
 
 class IngestSupersession(BaseModel):
@@ -316,13 +372,24 @@ class IngestReport(BaseModel):
 
     source_id: str = Field(description="uid of the `:Source` node.")
     source_name: str
-    format: str = Field(description="The format the material was parsed as.", examples=["swe-agent"])
+    format: str = Field(
+        description="The format the material was parsed as.", examples=["swe-agent"]
+    )
     sha256: str
     size_bytes: int
-    new: bool = Field(description="False when the same content was ingested before in this namespace.")
-    status: Literal["complete", "partial"] = Field(description="partial while some unit has failed; re-ingest retries those.")
-    created: dict[str, int] = Field(description="Memories this call created, per kind.", examples=[{"observation": 5, "reasoning": 1, "decision": 1}])
-    memory_ids: list[str] = Field(description="Non-trace memories drawn from the source, each once.")
+    new: bool = Field(
+        description="False when the same content was ingested before in this namespace."
+    )
+    status: Literal["complete", "partial"] = Field(
+        description="partial while some unit has failed; re-ingest retries those."
+    )
+    created: dict[str, int] = Field(
+        description="Memories this call created, per kind.",
+        examples=[{"observation": 5, "reasoning": 1, "decision": 1}],
+    )
+    memory_ids: list[str] = Field(
+        description="Non-trace memories drawn from the source, each once."
+    )
     trace_ids: list[str] = Field(description="Traces drawn from the source.")
     quality: list[IngestQuality]
     chunks: IngestChunks
@@ -344,10 +411,16 @@ class MaintenanceReport(BaseModel):
     """What one run of one maintenance job did (`POST /v1/maintenance/run`)."""
 
     job: str = Field(description="The job's name.", examples=["evidence-drift"])
-    examined: int = Field(description="Memories looked at: decisions (evidence-drift) or current facts.")
-    changed: int = Field(description="Writes made: new decision versions, or new proposal traces; 0 on a repeat.")
+    examined: int = Field(
+        description="Memories looked at: decisions (evidence-drift) or current facts."
+    )
+    changed: int = Field(
+        description="Writes made: new decision versions, or new proposal traces; 0 on a repeat."
+    )
     memory_ids: list[str] = Field(description="The memories those writes concern, sorted.")
-    trace_ids: list[str] = Field(description="The maintenance traces recorded (origin `maintenance`).")
+    trace_ids: list[str] = Field(
+        description="The maintenance traces recorded (origin `maintenance`)."
+    )
 
 
 class ErrorBody(BaseModel):

@@ -28,7 +28,9 @@ class ApiKey(BaseModel):
     """One API key's grant: the namespace it is bound to and the scopes it holds."""
 
     namespace: str = Field(pattern=r"^[A-Za-z0-9_-]{1,64}$")
-    name: str | None = Field(default=None, max_length=200, description="Actor name for writes with this key.")
+    name: str | None = Field(
+        default=None, max_length=200, description="Actor name for writes with this key."
+    )
     scopes: list[Scope] = Field(default_factory=lambda: list(ALL_SCOPES))
 
 
@@ -46,18 +48,24 @@ class Settings(BaseSettings):
         validation_alias="NEO4J_URI",
         description="Bolt URI of the Neo4j server (bolt://, neo4j://, +s/+ssc variants).",
     )
-    neo4j_username: str = Field(default="neo4j", validation_alias="NEO4J_USERNAME", description="Neo4j user.")
+    neo4j_username: str = Field(
+        default="neo4j", validation_alias="NEO4J_USERNAME", description="Neo4j user."
+    )
     neo4j_password: SecretStr = Field(
         default=SecretStr("rationale-dev-password"),
         validation_alias="NEO4J_PASSWORD",
         description="Neo4j password; the server's default `neo4j` is refused.",
     )
-    neo4j_database: str = Field(default="neo4j", validation_alias="NEO4J_DATABASE", description="Database name.")
+    neo4j_database: str = Field(
+        default="neo4j", validation_alias="NEO4J_DATABASE", description="Database name."
+    )
 
     env: Literal["dev", "test", "prod"] = Field(
         default="dev", validation_alias="RATIONALE_ENV", description="Deployment environment."
     )
-    host: str = Field(default="127.0.0.1", validation_alias="RATIONALE_HOST", description="Bind address.")
+    host: str = Field(
+        default="127.0.0.1", validation_alias="RATIONALE_HOST", description="Bind address."
+    )
     port: int = Field(default=8000, validation_alias="RATIONALE_PORT", description="Bind port.")
     dev_bind_any: bool = Field(
         default=False,
@@ -80,66 +88,105 @@ class Settings(BaseSettings):
         description="A local model folder, or the name of an installed Python package carrying one.",
     )
     embedding_dim: int = Field(
-        default=384, gt=0, validation_alias="RATIONALE_EMBEDDING_DIM", description="Expected model dimension."
+        default=384,
+        gt=0,
+        validation_alias="RATIONALE_EMBEDDING_DIM",
+        description="Expected model dimension.",
     )
     vector_index: str = Field(
-        default="memory_embedding", validation_alias="RATIONALE_VECTOR_INDEX", description="Vector index name."
+        default="memory_embedding",
+        validation_alias="RATIONALE_VECTOR_INDEX",
+        description="Vector index name.",
     )
     fulltext_index: str = Field(
-        default="memory_content", validation_alias="RATIONALE_FULLTEXT_INDEX", description="Fulltext index name."
+        default="memory_content",
+        validation_alias="RATIONALE_FULLTEXT_INDEX",
+        description="Fulltext index name.",
     )
     schema_online_timeout_s: float = Field(
-        default=300.0, gt=0, validation_alias="RATIONALE_SCHEMA_ONLINE_TIMEOUT_S",
+        default=300.0,
+        gt=0,
+        validation_alias="RATIONALE_SCHEMA_ONLINE_TIMEOUT_S",
         description="How long start-up waits for indexes to come ONLINE, in seconds.",
     )
     query_timeout_s: float = Field(
-        default=30.0, gt=0, validation_alias="RATIONALE_QUERY_TIMEOUT_S", description="Per-transaction timeout."
+        default=30.0,
+        gt=0,
+        validation_alias="RATIONALE_QUERY_TIMEOUT_S",
+        description="Per-transaction timeout.",
     )
     max_content_chars: int = Field(
-        default=32_768, gt=0, validation_alias="RATIONALE_MAX_CONTENT_CHARS",
+        default=32_768,
+        gt=0,
+        validation_alias="RATIONALE_MAX_CONTENT_CHARS",
         description="Largest `content` accepted for one memory or step, in characters (413 above).",
     )
     max_query_chars: int = Field(
-        default=2_000, gt=0, validation_alias="RATIONALE_MAX_QUERY_CHARS",
+        default=2_000,
+        gt=0,
+        validation_alias="RATIONALE_MAX_QUERY_CHARS",
         description="Largest recall/search query, in characters (413 above).",
     )
     max_steps: int = Field(
-        default=500, gt=0, validation_alias="RATIONALE_MAX_STEPS", description="Most steps in one trace."
+        default=500,
+        gt=0,
+        validation_alias="RATIONALE_MAX_STEPS",
+        description="Most steps in one trace.",
     )
     max_ingest_bytes: int = Field(
-        default=8 * 1024 * 1024, gt=0, validation_alias="RATIONALE_MAX_INGEST_BYTES",
+        default=8 * 1024 * 1024,
+        gt=0,
+        validation_alias="RATIONALE_MAX_INGEST_BYTES",
         description="Largest ingest payload, in bytes (413 above).",
     )
     max_body_bytes: int = Field(
-        default=12 * 1024 * 1024, gt=0, validation_alias="RATIONALE_MAX_BODY_BYTES",
+        default=12 * 1024 * 1024,
+        gt=0,
+        validation_alias="RATIONALE_MAX_BODY_BYTES",
         description="Largest HTTP request body, in bytes (413 above).",
     )
     vector_overfetch: int = Field(
-        default=10, ge=1, validation_alias="RATIONALE_VECTOR_OVERFETCH",
+        default=10,
+        ge=1,
+        validation_alias="RATIONALE_VECTOR_OVERFETCH",
         description="Vector/fulltext candidates fetched per requested item before filtering.",
     )
     max_candidates: int = Field(
-        default=2_000, ge=10, validation_alias="RATIONALE_MAX_CANDIDATES",
+        default=2_000,
+        ge=10,
+        validation_alias="RATIONALE_MAX_CANDIDATES",
         description="Upper bound on candidates fetched from one index in one round.",
     )
     rrf_k: int = Field(
-        default=60, ge=1, validation_alias="RATIONALE_RRF_K",
+        default=60,
+        ge=1,
+        validation_alias="RATIONALE_RRF_K",
         description="Reciprocal-rank fusion constant k (Cormack et al. 2009).",
     )
     quality_min_score: float = Field(
-        default=0.5, ge=0, le=1, validation_alias="RATIONALE_QUALITY_MIN_SCORE",
+        default=0.5,
+        ge=0,
+        le=1,
+        validation_alias="RATIONALE_QUALITY_MIN_SCORE",
         description="Traces scoring below this are refused at the main door.",
     )
     quality_repetition_share: float = Field(
-        default=0.3, ge=0, le=1, validation_alias="RATIONALE_QUALITY_REPETITION_SHARE",
+        default=0.3,
+        ge=0,
+        le=1,
+        validation_alias="RATIONALE_QUALITY_REPETITION_SHARE",
         description="Share of repeated steps from which a trace is `repetitive`.",
     )
     quality_similarity: float = Field(
-        default=0.85, ge=0, le=1, validation_alias="RATIONALE_QUALITY_SIMILARITY",
+        default=0.85,
+        ge=0,
+        le=1,
+        validation_alias="RATIONALE_QUALITY_SIMILARITY",
         description="Token similarity from which two steps count as the same thought.",
     )
     ingestion_quality_policy: Literal["annotate", "refuse"] = Field(
-        default="annotate", validation_alias="RATIONALE_INGESTION_QUALITY_POLICY",
+        default="annotate",
+        validation_alias="RATIONALE_INGESTION_QUALITY_POLICY",
         description="annotate: store poor ingested traces with their assessment; refuse: skip them.",
     )
     visibility: dict[str, dict[str, bool]] = Field(
@@ -148,11 +195,16 @@ class Settings(BaseSettings):
         description="Visibility policy: origin -> {recall, search, lineage}.",
     )
     maintenance_schedule_s: float = Field(
-        default=0.0, ge=0, validation_alias="RATIONALE_MAINTENANCE_SCHEDULE_S",
+        default=0.0,
+        ge=0,
+        validation_alias="RATIONALE_MAINTENANCE_SCHEDULE_S",
         description="Run every maintenance job on every known namespace this often; 0 = off.",
     )
     duplicate_similarity: float = Field(
-        default=0.92, ge=0, le=1, validation_alias="RATIONALE_DUPLICATE_SIMILARITY",
+        default=0.92,
+        ge=0,
+        le=1,
+        validation_alias="RATIONALE_DUPLICATE_SIMILARITY",
         description="Cosine similarity from which two facts are near-duplicate candidates.",
     )
 
@@ -180,7 +232,10 @@ class Settings(BaseSettings):
     def _check_secrets(self) -> Settings:
         if self.neo4j_password.get_secret_value() == "neo4j":
             raise ValueError("NEO4J_PASSWORD must not be the server default 'neo4j'")
-        if self.env == "prod" and self.neo4j_password.get_secret_value() == "rationale-dev-password":
+        if (
+            self.env == "prod"
+            and self.neo4j_password.get_secret_value() == "rationale-dev-password"
+        ):
             raise ValueError("set NEO4J_PASSWORD: the development password is refused in prod")
         if self.env == "prod" and not self.api_keys:
             raise ValueError("RATIONALE_API_KEYS is required in prod (dev mode has no auth)")

@@ -26,7 +26,9 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 def make_settings(**overrides: object) -> Settings:
     base: dict[str, object] = {
         "RATIONALE_ENV": "test",
-        "RATIONALE_API_KEYS": {"bootstrap-key": {"namespace": "test_bootstrap", "scopes": ["read"]}},
+        "RATIONALE_API_KEYS": {
+            "bootstrap-key": {"namespace": "test_bootstrap", "scopes": ["read"]}
+        },
     }
     base.update(overrides)
     return Settings(**base)  # type: ignore[arg-type]
@@ -40,7 +42,8 @@ def settings() -> Settings:
 @pytest.fixture(scope="session")
 def neo4j_driver(settings: Settings) -> Iterator[object]:
     driver = GraphDatabase.driver(
-        settings.neo4j_uri, auth=(settings.neo4j_username, settings.neo4j_password.get_secret_value())
+        settings.neo4j_uri,
+        auth=(settings.neo4j_username, settings.neo4j_password.get_secret_value()),
     )
     # No skip: a missing database is a failure. scripts/test starts Neo4j first.
     driver.verify_connectivity()
@@ -59,7 +62,9 @@ def fake_embedder() -> Embedder:
 
 
 @pytest.fixture(scope="session")
-def app_client(settings: Settings, embedder: Embedder, neo4j_driver: object) -> Iterator[TestClient]:
+def app_client(
+    settings: Settings, embedder: Embedder, neo4j_driver: object
+) -> Iterator[TestClient]:
     app = create_app(settings, embedder=embedder)
     with TestClient(app) as client:
         yield client
@@ -78,17 +83,23 @@ class Tenant:
         return {"Authorization": f"Bearer {self.key}"}
 
     def post(self, path: str, json: object = None, **kw: object):  # type: ignore[no-untyped-def]
-        return self.client.post(path, json=json, headers={**self.headers, **kw.pop("headers", {})}, **kw)  # type: ignore[arg-type]
+        return self.client.post(
+            path, json=json, headers={**self.headers, **kw.pop("headers", {})}, **kw
+        )  # type: ignore[arg-type]
 
     def get(self, path: str, **kw: object):  # type: ignore[no-untyped-def]
         return self.client.get(path, headers={**self.headers, **kw.pop("headers", {})}, **kw)  # type: ignore[arg-type]
 
     def patch(self, path: str, json: object = None, **kw: object):  # type: ignore[no-untyped-def]
-        return self.client.patch(path, json=json, headers={**self.headers, **kw.pop("headers", {})}, **kw)  # type: ignore[arg-type]
+        return self.client.patch(
+            path, json=json, headers={**self.headers, **kw.pop("headers", {})}, **kw
+        )  # type: ignore[arg-type]
 
     def key_with(self, scopes: list[str]) -> str:
         key = f"k-{uuid.uuid4().hex}"
-        self.client.app.state.services.settings.api_keys[key] = ApiKey(namespace=self.namespace, scopes=scopes)  # type: ignore[attr-defined]
+        self.client.app.state.services.settings.api_keys[key] = ApiKey(
+            namespace=self.namespace, scopes=scopes
+        )  # type: ignore[attr-defined]
         return key
 
 

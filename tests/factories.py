@@ -17,27 +17,78 @@ def flaky_test_story(t: Tenant) -> dict[str, Any]:
     """The seed's story: a flaky CI test, two rejected hypotheses, a race, a lock, 50 green runs."""
     log = memory(t, "CI log: test_upload failed with connection reset during setup")
     cache = memory(t, "Cache hit rate was normal (98%) during the failing runs")
-    tz = memory(t, "Failing runs happened at 09:14, 13:40 and 22:05 UTC, no pattern around midnight or DST")
-    tmpdir = memory(t, "Worker logs show gw0 and gw1 both creating /tmp/upload-fixture at the same moment")
+    tz = memory(
+        t, "Failing runs happened at 09:14, 13:40 and 22:05 UTC, no pattern around midnight or DST"
+    )
+    tmpdir = memory(
+        t, "Worker logs show gw0 and gw1 both creating /tmp/upload-fixture at the same moment"
+    )
     green = memory(t, "50 consecutive CI runs green after adding the lock")
     steps = [
-        {"kind": "observation", "content": "test_upload failed with connection reset during setup", "cites": [log["memory_id"]]},
-        {"kind": "thought", "content": "Maybe it is the cache serving a stale fixture", "status": "hypothesis"},
-        {"kind": "thought", "content": "Could be a timezone issue in the fixture dates", "status": "hypothesis"},
-        {"kind": "observation", "content": "Cache hit rate was normal during the failures, so the cache is not it", "cites": [cache["memory_id"]], "rejects": [1]},
-        {"kind": "observation", "content": "Failures are spread over the day with no midnight or DST pattern, so not timezones", "cites": [tz["memory_id"]], "rejects": [2]},
-        {"kind": "observation", "content": "Two workers create the same temp directory /tmp/upload-fixture in setup at once", "cites": [tmpdir["memory_id"]]},
-        {"kind": "action", "content": "Add a file lock around the temp directory creation in the setup code"},
-        {"kind": "observation", "content": "50 consecutive runs green after the lock", "cites": [green["memory_id"]]},
-        {"kind": "conclusion", "content": "The setup code has a race on the temp directory; the lock fixes it"},
+        {
+            "kind": "observation",
+            "content": "test_upload failed with connection reset during setup",
+            "cites": [log["memory_id"]],
+        },
+        {
+            "kind": "thought",
+            "content": "Maybe it is the cache serving a stale fixture",
+            "status": "hypothesis",
+        },
+        {
+            "kind": "thought",
+            "content": "Could be a timezone issue in the fixture dates",
+            "status": "hypothesis",
+        },
+        {
+            "kind": "observation",
+            "content": "Cache hit rate was normal during the failures, so the cache is not it",
+            "cites": [cache["memory_id"]],
+            "rejects": [1],
+        },
+        {
+            "kind": "observation",
+            "content": "Failures are spread over the day with no midnight or DST pattern, so not timezones",
+            "cites": [tz["memory_id"]],
+            "rejects": [2],
+        },
+        {
+            "kind": "observation",
+            "content": "Two workers create the same temp directory /tmp/upload-fixture in setup at once",
+            "cites": [tmpdir["memory_id"]],
+        },
+        {
+            "kind": "action",
+            "content": "Add a file lock around the temp directory creation in the setup code",
+        },
+        {
+            "kind": "observation",
+            "content": "50 consecutive runs green after the lock",
+            "cites": [green["memory_id"]],
+        },
+        {
+            "kind": "conclusion",
+            "content": "The setup code has a race on the temp directory; the lock fixes it",
+        },
     ]
     r = t.post(
         "/v1/reasoning",
         json={
             "task": "Why does test_upload fail intermittently in CI?",
             "steps": steps,
-            "produced": {"kind": "decision", "content": "The setup code has a race; the lock fixes it", "confidence": 0.9},
+            "produced": {
+                "kind": "decision",
+                "content": "The setup code has a race; the lock fixes it",
+                "confidence": 0.9,
+            },
         },
     )
     assert r.status_code == 201, r.text
-    return {"trace": r.json(), "log": log, "cache": cache, "tz": tz, "tmpdir": tmpdir, "green": green}
+    return {
+        "trace": r.json(),
+        "log": log,
+        "cache": cache,
+        "tz": tz,
+        "tmpdir": tmpdir,
+        "green": green,
+    }

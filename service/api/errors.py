@@ -61,11 +61,20 @@ class AsciiJSONResponse(JSONResponse):
 async def handle_validation_error(request: Request, exc: Exception) -> JSONResponse:
     """Keep FastAPI's 422 body for request validation and add the stable code."""
     assert isinstance(exc, RequestValidationError)
-    return AsciiJSONResponse({"detail": jsonable_encoder(exc.errors()), "code": "input.invalid"}, status_code=422)
+    return AsciiJSONResponse(
+        {"detail": jsonable_encoder(exc.errors()), "code": "input.invalid"}, status_code=422
+    )
 
 
-HTTP_CODES = {400: "input.invalid", 401: "auth.invalid_key", 403: "auth.forbidden", 404: "not_found",
-              405: "method_not_allowed", 413: "input.too_large", 415: "input.unsupported_media_type"}
+HTTP_CODES = {
+    400: "input.invalid",
+    401: "auth.invalid_key",
+    403: "auth.forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "input.too_large",
+    415: "input.unsupported_media_type",
+}
 
 
 async def handle_http_error(request: Request, exc: Exception) -> JSONResponse:
@@ -73,7 +82,9 @@ async def handle_http_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
     status = 422 if exc.status_code == 400 else exc.status_code
     code = HTTP_CODES.get(exc.status_code, f"http.{exc.status_code}")
-    return JSONResponse({"detail": exc.detail, "code": code}, status_code=status, headers=exc.headers)
+    return JSONResponse(
+        {"detail": exc.detail, "code": code}, status_code=status, headers=exc.headers
+    )
 
 
 async def handle_unexpected(request: Request, exc: Exception) -> JSONResponse:

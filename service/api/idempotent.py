@@ -43,7 +43,9 @@ def respond(
         digest = request_hash(request.method, request.url.path, payload)
         stored = services.idempotency.lookup(principal.namespace, key, digest)
         if stored is not None:
-            return JSONResponse(stored.body, status_code=stored.status, headers={"Idempotent-Replay": "true"})
+            return JSONResponse(
+                stored.body, status_code=stored.status, headers={"Idempotent-Replay": "true"}
+            )
     status, answer = call()
     encoded = jsonable_encoder(answer)
     if key:

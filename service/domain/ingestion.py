@@ -73,7 +73,7 @@ from typing import Any, Literal, Protocol
 
 from service.domain.memories import MemoryService, Writer, encode_metadata, utcnow
 from service.domain.models import IngestUnit, Kind, Origin, TraceDraft
-from service.domain.reasoning import ReasoningService, index_safe_norm
+from service.domain.reasoning import ReasoningService
 from service.domain.text import clean_text
 from service.errors import RationaleError, ReasoningRejected, TooLargeError, UnsupportedFormat
 from service.graph.repository import Graph, Row, Tx
@@ -510,8 +510,6 @@ class IngestionService:
                 )
                 for text, vector in zip(cleaned.observations, vectors[:n], strict=True)
             ]
-            for props in observations:
-                props["content_norm"] = index_safe_norm(props["content_norm"])
             prepared = _Prepared(observations, cleaned.draft, list(vectors[n:]), cleaned.adr)
 
             def work(tx: Tx) -> UnitOutcome:

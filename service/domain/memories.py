@@ -27,11 +27,29 @@ from service.graph.repository import Graph, Row, Tx
 
 #: Properties a new version copies from the one before unless the change sets them.
 VERSIONED_FIELDS = (
-    "namespace", "memory_id", "kind", "content", "content_norm", "subject", "attribute",
-    "confidence", "status", "trigger", "metadata_json", "valid_from", "valid_to",
-    "created_by_origin", "created_by_actor",
-    "task_text", "conclusion", "quality_score", "quality_issues", "quality_verdict",
-    "quality_json", "step_count", "source_id",
+    "namespace",
+    "memory_id",
+    "kind",
+    "content",
+    "content_norm",
+    "subject",
+    "attribute",
+    "confidence",
+    "status",
+    "trigger",
+    "metadata_json",
+    "valid_from",
+    "valid_to",
+    "created_by_origin",
+    "created_by_actor",
+    "task_text",
+    "conclusion",
+    "quality_score",
+    "quality_issues",
+    "quality_verdict",
+    "quality_json",
+    "step_count",
+    "source_id",
 )
 MAX_METADATA_BYTES = 65_536
 
@@ -63,7 +81,10 @@ def memory_public(row: Row) -> dict[str, Any]:
         "valid_to": row.get("valid_to"),
         "system_from": row["system_from"],
         "system_to": row.get("system_to"),
-        "created_by": {"origin": row.get("created_by_origin") or "unknown", "actor": row.get("created_by_actor") or "unknown"},
+        "created_by": {
+            "origin": row.get("created_by_origin") or "unknown",
+            "actor": row.get("created_by_actor") or "unknown",
+        },
         "last_modified_by": {
             "origin": row.get("last_modified_by_origin") or "unknown",
             "actor": row.get("last_modified_by_actor") or "unknown",
@@ -177,7 +198,9 @@ class MemoryService:
             "last_modified_by_actor": writer.actor,
         }
 
-    def create_in(self, tx: Tx, props: dict[str, Any], now: datetime, writer: Writer) -> tuple[Row, bool]:
+    def create_in(
+        self, tx: Tx, props: dict[str, Any], now: datetime, writer: Writer
+    ) -> tuple[Row, bool]:
         """Create a memory inside a transaction, idempotently, applying the keyed-fact rule.
 
         Args:
@@ -205,7 +228,11 @@ class MemoryService:
         keyed = props["subject"] is not None
         previous: list[Row] = []
         if keyed:
-            key = {"namespace": props["namespace"], "subject": props["subject"], "attribute": props["attribute"]}
+            key = {
+                "namespace": props["namespace"],
+                "subject": props["subject"],
+                "attribute": props["attribute"],
+            }
             tx.run("memory/lock_key", {**key, "now": now})
             previous = [r["memory"] for r in tx.run("memory/get_key_current", key)]
             # A value older than the current one is history: it ends where the current one starts.
@@ -213,12 +240,19 @@ class MemoryService:
             if later and props["valid_to"] is None:
                 props = {**props, "valid_to": min(p["valid_from"] for p in later)}
             previous = [p for p in previous if p["valid_from"] <= props["valid_from"]]
-        row = tx.one("memory/create_memory", {"label": KIND_LABELS[Kind(props["kind"])], "props": props})
+        row = tx.one(
+            "memory/create_memory", {"label": KIND_LABELS[Kind(props["kind"])], "props": props}
+        )
         assert row is not None
         created = row["memory"]
         for old in previous:
             closed = self.version_in(
-                tx, old, {"valid_to": props["valid_from"]}, writer, now, reason="keyed value replaced"
+                tx,
+                old,
+                {"valid_to": props["valid_from"]},
+                writer,
+                now,
+                reason="keyed value replaced",
             )
             tx.run(
                 "memory/link_supersedes",
@@ -311,7 +345,9 @@ class MemoryService:
         return memory
 
     def _not_found(self, namespace: str, memory_id: str) -> MemoryNotFound:
-        state = self.graph.one("memory/get_memory_state", {"namespace": namespace, "memory_id": memory_id})
+        state = self.graph.one(
+            "memory/get_memory_state", {"namespace": namespace, "memory_id": memory_id}
+        )
         if state is not None and state.get("memory_id") and state.get("system_to") is not None:
             return MemoryNotFound(
                 f"memory {memory_id} was retracted at {state['system_to'].isoformat()}; "
@@ -356,7 +392,11 @@ class MemoryService:
         return memory_public(row), created
 
     def get(
-        self, namespace: str, memory_id: str, as_of: datetime | None = None, known_at: datetime | None = None
+        self,
+        namespace: str,
+        memory_id: str,
+        as_of: datetime | None = None,
+        known_at: datetime | None = None,
     ) -> dict[str, Any]:
         """Return the current version, or the one believed at `known_at` about `as_of`.
 
@@ -381,7 +421,9 @@ class MemoryService:
         Raises:
             MemoryNotFound: no such memory in the namespace.
         """
-        rows = self.graph.run("memory/list_versions", {"namespace": namespace, "memory_id": memory_id})
+        rows = self.graph.run(
+            "memory/list_versions", {"namespace": namespace, "memory_id": memory_id}
+        )
         if not rows:
             raise MemoryNotFound(f"memory {memory_id} not found")
         return [memory_public(r["memory"]) for r in rows]
@@ -407,10 +449,14 @@ class MemoryService:
             if field in body:
                 changes[field] = body[field]
         if "content" in body:
-            changes["content"] = clean_text(body["content"], field="content", max_chars=self.max_content_chars)
+            changes["content"] = clean_text(
+                body["content"], field="content", max_chars=self.max_content_chars
+            )
         if "trigger" in body:
             trigger = body["trigger"]
-            changes["trigger"] = clean_text(trigger, field="trigger", max_chars=2000) if trigger else None
+            changes["trigger"] = (
+                clean_text(trigger, field="trigger", max_chars=2000) if trigger else None
+            )
         if "metadata" in body:
             changes["metadata_json"] = encode_metadata(body["metadata"])
         if not changes:
@@ -449,10 +495,14 @@ class MemoryService:
         def work(tx: Tx) -> Row:
             current = self.current_in(tx, writer.namespace, memory_id)
             if current.get("valid_to") is not None and current["valid_to"] <= now:
-                raise InvalidInputError(f"memory {memory_id} already stopped being true at {current['valid_to'].isoformat()}")
+                raise InvalidInputError(
+                    f"memory {memory_id} already stopped being true at {current['valid_to'].isoformat()}"
+                )
             if end <= current["valid_from"]:
                 raise InvalidInputError("valid_to must be after valid_from")
-            return self.version_in(tx, current, {"valid_to": end}, writer, now, reason=f"invalidated: {reason}")
+            return self.version_in(
+                tx, current, {"valid_to": end}, writer, now, reason=f"invalidated: {reason}"
+            )
 
         return memory_public(self.graph.write(work))
 
@@ -476,5 +526,3 @@ class MemoryService:
         if row is None:
             raise self._not_found(writer.namespace, memory_id)
         return memory_public(row["memory"])
-
-

@@ -8,7 +8,6 @@ ruled out, `CITES` to the exact version of each cited memory, `SERVED` to a `:Ta
 
 from __future__ import annotations
 
-import hashlib
 import json
 import uuid
 from collections.abc import Mapping, Sequence
@@ -43,25 +42,6 @@ from service.graph.repository import Graph, Row, Tx
 #: Characters of the trace's searchable `content` (task, steps, conclusion) that are stored.
 MAX_TRACE_CONTENT_CHARS = 20_000
 CONCLUDING = (StepKind.CONCLUSION, StepKind.DECISION)
-#: Longest `content_norm` stored as is, in UTF-8 bytes. Neo4j's range index `memory_content_norm`
-#: refuses keys over ~8 KB (the write fails), so a longer normalised text is stored as
-#: `sha256:<hex>` of itself: equal texts still get equal keys, so idempotency is unchanged.
-MAX_NORM_BYTES = 4096
-
-
-def index_safe_norm(norm: str) -> str:
-    """Return `norm` (a `normalise_for_match` result) if it fits the range index, else its hash key.
-
-    Args:
-        norm: the normalised content.
-
-    Returns:
-        `norm` when at most `MAX_NORM_BYTES` UTF-8 bytes, else `"sha256:<64 hex digits>"`.
-    """
-    raw = norm.encode("utf-8", "surrogatepass")
-    if len(raw) <= MAX_NORM_BYTES:
-        return norm
-    return "sha256:" + hashlib.sha256(raw).hexdigest()
 
 
 def conclusion_of(draft: TraceDraft) -> str | None:
@@ -87,9 +67,15 @@ def trace_content(draft: TraceDraft) -> str:
 def trace_public(row: Row) -> dict[str, Any]:
     """Map `reasoning/get_trace`'s row to the public trace shape (DESIGN §8)."""
     t = row["trace"]
-    quality = json.loads(t["quality_json"]) if t.get("quality_json") else {
-        "score": t.get("quality_score") or 0.0, "verdict": t.get("quality_verdict") or "unknown", "issues": []
-    }
+    quality = (
+        json.loads(t["quality_json"])
+        if t.get("quality_json")
+        else {
+            "score": t.get("quality_score") or 0.0,
+            "verdict": t.get("quality_verdict") or "unknown",
+            "issues": [],
+        }
+    )
     return {
         "trace_id": t["memory_id"],
         "uid": t["uid"],
@@ -99,7 +85,10 @@ def trace_public(row: Row) -> dict[str, Any]:
         "quality": quality,
         "steps": [s for s in row["steps"] if s is not None],
         "produced": [memory_public(p) for p in row["produced"]],
-        "created_by": {"origin": t.get("created_by_origin") or "unknown", "actor": t.get("created_by_actor") or "unknown"},
+        "created_by": {
+            "origin": t.get("created_by_origin") or "unknown",
+            "actor": t.get("created_by_actor") or "unknown",
+        },
         "last_modified_by": {
             "origin": t.get("last_modified_by_origin") or "unknown",
             "actor": t.get("last_modified_by_actor") or "unknown",
@@ -189,7 +178,10 @@ class ReasoningService:
             steps.append(replace(step, content=content, cites=tuple(dict.fromkeys(step.cites))))
         produced = draft.produced
         if produced is not None:
-            produced = replace(produced, content=clean_text(produced.content, field="produced.content", max_chars=limit))
+            produced = replace(
+                produced,
+                content=clean_text(produced.content, field="produced.content", max_chars=limit),
+            )
         task = clean_text(draft.task, field="task", max_chars=limit)
         return replace(draft, task=task, steps=tuple(steps), produced=produced)
 
@@ -302,14 +294,17 @@ class ReasoningService:
         if resolve:
             draft = replace(
                 draft,
-                steps=tuple(replace(s, cites=tuple(resolve.get(c, c) for c in s.cites)) for s in draft.steps),
+                steps=tuple(
+                    replace(s, cites=tuple(resolve.get(c, c) for c in s.cites)) for s in draft.steps
+                ),
             )
         valid_from = valid_from or now
         content = trace_content(draft)
         produced_props = None
         if draft.produced is not None:
-            produced_props = self._produced_props(writer, draft.produced, now, vectors[1], valid_from)
-            produced_props["content_norm"] = index_safe_norm(produced_props["content_norm"])
+            produced_props = self._produced_props(
+                writer, draft.produced, now, vectors[1], valid_from
+            )
             if produced_extra:
                 produced_props.update(produced_extra)
         cited = self._cited(tx, writer.namespace, draft)
@@ -326,7 +321,12 @@ class ReasoningService:
         if draft.produced_memory_id is not None:
             target = tx.one(
                 "memory/get_memory",
-                {"namespace": writer.namespace, "memory_id": draft.produced_memory_id, "as_of": None, "known_at": None},
+                {
+                    "namespace": writer.namespace,
+                    "memory_id": draft.produced_memory_id,
+                    "as_of": None,
+                    "known_at": None,
+                },
             )
             if target is None:
                 raise MissingReference(
@@ -336,12 +336,32 @@ class ReasoningService:
             produced = target["memory"]
         elif produced_props is not None:
             produced, produced_created = self.memories.create_in(tx, produced_props, now, writer)
-        props = self._trace_props(writer, draft, assessment, content, vectors[0], now, valid_from, self_assessment, source_id)
-        trace = tx.one("reasoning/create_trace", {"namespace": writer.namespace, "props": props, "task": draft.task, "now": now})
+        props = self._trace_props(
+            writer,
+            draft,
+            assessment,
+            content,
+            vectors[0],
+            now,
+            valid_from,
+            self_assessment,
+            source_id,
+        )
+        trace = tx.one(
+            "reasoning/create_trace",
+            {"namespace": writer.namespace, "props": props, "task": draft.task, "now": now},
+        )
         assert trace is not None
         self._link(tx, writer.namespace, trace["uid"], draft, cited, now, valid_from)
         if produced is not None:
-            tx.run("reasoning/link_produced", {"namespace": writer.namespace, "trace_uid": trace["uid"], "memory_uid": produced["uid"]})
+            tx.run(
+                "reasoning/link_produced",
+                {
+                    "namespace": writer.namespace,
+                    "trace_uid": trace["uid"],
+                    "memory_uid": produced["uid"],
+                },
+            )
         return RecordedTrace(
             trace_id=trace["memory_id"],
             trace_uid=trace["uid"],
@@ -351,7 +371,12 @@ class ReasoningService:
         )
 
     def _produced_props(
-        self, writer: Writer, produced: ProducedDraft, now: datetime, vector: list[float], valid_from: datetime
+        self,
+        writer: Writer,
+        produced: ProducedDraft,
+        now: datetime,
+        vector: list[float],
+        valid_from: datetime,
     ) -> dict[str, Any]:
         return self.memories.new_props(
             writer,
@@ -370,7 +395,9 @@ class ReasoningService:
         wanted = sorted({c for s in draft.steps for c in s.cites})
         if not wanted:
             return {}
-        rows = tx.run("reasoning/get_cited_memories", {"namespace": namespace, "memory_ids": wanted})
+        rows = tx.run(
+            "reasoning/get_cited_memories", {"namespace": namespace, "memory_ids": wanted}
+        )
         found = {r["memory_id"]: r for r in rows}
         missing = [m for m in wanted if m not in found]
         if missing:
@@ -391,10 +418,12 @@ class ReasoningService:
         self_assessment: Mapping[str, Any] | None,
         source_id: str | None,
     ) -> dict[str, Any]:
-        props = self.memories.new_props(writer, Kind.REASONING, content, now=now, embedding=vector, valid_from=valid_from)
+        props = self.memories.new_props(
+            writer, Kind.REASONING, content, now=now, embedding=vector, valid_from=valid_from
+        )
         props.update(
             {
-                "content_norm": index_safe_norm(props["content_norm"]),
+                "content_norm": props["content_norm"],
                 "task_text": draft.task,
                 "conclusion": conclusion_of(draft),
                 "quality_score": assessment.score,
@@ -409,7 +438,14 @@ class ReasoningService:
         return props
 
     def _link(
-        self, tx: Tx, namespace: str, trace_uid: str, draft: TraceDraft, cited: Mapping[str, Row], now: datetime, valid_from: datetime
+        self,
+        tx: Tx,
+        namespace: str,
+        trace_uid: str,
+        draft: TraceDraft,
+        cited: Mapping[str, Row],
+        now: datetime,
+        valid_from: datetime,
     ) -> None:
         rejected = {j for s in draft.steps for j in s.rejects}
         steps = [
@@ -425,13 +461,24 @@ class ReasoningService:
             }
             for i, s in enumerate(draft.steps)
         ]
-        tx.run("reasoning/create_steps", {"namespace": namespace, "trace_uid": trace_uid, "steps": steps})
+        tx.run(
+            "reasoning/create_steps",
+            {"namespace": namespace, "trace_uid": trace_uid, "steps": steps},
+        )
         pairs = [{"by": i, "rejected": j} for i, s in enumerate(draft.steps) for j in s.rejects]
         if pairs:
-            tx.run("reasoning/link_rejections", {"namespace": namespace, "trace_uid": trace_uid, "pairs": pairs})
-        cites = [{"step": i, "uid": cited[c]["uid"]} for i, s in enumerate(draft.steps) for c in s.cites]
+            tx.run(
+                "reasoning/link_rejections",
+                {"namespace": namespace, "trace_uid": trace_uid, "pairs": pairs},
+            )
+        cites = [
+            {"step": i, "uid": cited[c]["uid"]} for i, s in enumerate(draft.steps) for c in s.cites
+        ]
         if cites:
-            tx.run("reasoning/link_citations", {"namespace": namespace, "trace_uid": trace_uid, "cites": cites})
+            tx.run(
+                "reasoning/link_citations",
+                {"namespace": namespace, "trace_uid": trace_uid, "cites": cites},
+            )
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -441,7 +488,9 @@ class ReasoningService:
         Raises:
             TraceNotFound: no such trace in the namespace.
         """
-        row = self.graph.one("reasoning/get_trace", {"namespace": namespace, "trace_id": trace_id, "now": utcnow()})
+        row = self.graph.one(
+            "reasoning/get_trace", {"namespace": namespace, "trace_id": trace_id, "now": utcnow()}
+        )
         if row is None:
             raise TraceNotFound(f"reasoning trace {trace_id} not found")
         return trace_public(row)
@@ -462,11 +511,18 @@ class ReasoningService:
         def work(tx: Tx) -> list[dict[str, Any]]:
             ids = tx.run(
                 "reasoning/list_lineage_traces",
-                {"namespace": namespace, "memory_id": memory_id, "origins": self.policy.origins("lineage")},
+                {
+                    "namespace": namespace,
+                    "memory_id": memory_id,
+                    "origins": self.policy.origins("lineage"),
+                },
             )
             out = []
             for r in ids:
-                row = tx.one("reasoning/get_trace", {"namespace": namespace, "trace_id": r["trace_id"], "now": now})
+                row = tx.one(
+                    "reasoning/get_trace",
+                    {"namespace": namespace, "trace_id": r["trace_id"], "now": now},
+                )
                 if row is not None:
                     out.append(trace_public(row))
             return out
@@ -508,7 +564,12 @@ class ReasoningService:
             def work(tx: Tx) -> Row:
                 current = self.memories.current_in(tx, writer.namespace, memory_id)
                 return self.memories.version_in(
-                    tx, current, {"status": "challenged"}, writer, now, reason=f"challenged: {reason}"
+                    tx,
+                    current,
+                    {"status": "challenged"},
+                    writer,
+                    now,
+                    reason=f"challenged: {reason}",
                 )
 
             memory = memory_public(self.graph.write(work))
@@ -524,7 +585,11 @@ class ReasoningService:
         self.memories.history(namespace, memory_id)
         rows = self.graph.run(
             "reasoning/list_dependents",
-            {"namespace": namespace, "memory_id": memory_id, "origins": self.policy.origins("lineage")},
+            {
+                "namespace": namespace,
+                "memory_id": memory_id,
+                "origins": self.policy.origins("lineage"),
+            },
         )
         return [{**memory_public(r["memory"]), "trace_ids": r["trace_ids"]} for r in rows]
 

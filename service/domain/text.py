@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 
@@ -40,6 +41,18 @@ def clean_text(value: str, *, field: str, max_chars: int) -> str:
     return unicodedata.normalize("NFC", value)
 
 
+#: Longest comparison form stored as is; Neo4j's range index refuses keys over ~8 KB.
+MAX_NORM_BYTES = 4_000
+
+
 def normalise_for_match(value: str) -> str:
-    """Return the comparison form used for idempotency: NFC, case-folded, white space collapsed."""
-    return _SPACE.sub(" ", unicodedata.normalize("NFC", value).casefold()).strip()
+    """Return the comparison form used for idempotency (stored as `content_norm`, range-indexed).
+
+    NFC, case-folded, white space collapsed; a form over `MAX_NORM_BYTES` UTF-8 bytes becomes
+    `"sha256:<64 hex digits>"` of itself, so long texts still dedupe and fit the index.
+    """
+    norm = _SPACE.sub(" ", unicodedata.normalize("NFC", value).casefold()).strip()
+    raw = norm.encode("utf-8", "surrogatepass")
+    if len(raw) <= MAX_NORM_BYTES:
+        return norm
+    return "sha256:" + hashlib.sha256(raw).hexdigest()

@@ -80,7 +80,12 @@ def parse_query(name: str, text: str) -> NamedQuery:
     """
     lines = text.splitlines()
     first = lines[0].strip() if lines else ""
-    if not first.startswith("//") or not first.lstrip("/ ").strip() or _KEY.match(first) or _PARAM_DECL.match(first):
+    if (
+        not first.startswith("//")
+        or not first.lstrip("/ ").strip()
+        or _KEY.match(first)
+        or _PARAM_DECL.match(first)
+    ):
         raise CypherFileError(f"{name}: line 1 must be a `//` purpose sentence")
     purpose = lines[0].lstrip("/ ").strip()
     keys: dict[str, str] = {}
@@ -173,4 +178,7 @@ class QueryRegistry:
 
     def schema(self) -> list[NamedQuery]:
         """Return the `schema/` statements in file order (`NNN_name`)."""
-        return sorted((q for q in self._queries.values() if q.name.startswith("schema/")), key=lambda q: q.name)
+        return sorted(
+            (q for q in self._queries.values() if q.name.startswith("schema/")),
+            key=lambda q: q.name,
+        )

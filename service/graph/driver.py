@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from neomodel import get_config
-
 import neo4j
 from neo4j import Driver, GraphDatabase
+from neomodel import get_config
+
 from service.errors import GraphUnavailableError
 from service.settings import Settings
 
@@ -33,10 +33,14 @@ def create_driver(settings: Settings) -> Driver:
         driver.verify_connectivity()
     except neo4j.exceptions.AuthError as exc:
         driver.close()
-        raise GraphUnavailableError(f"Neo4j refused the credentials for {settings.neo4j_username!r}") from exc
+        raise GraphUnavailableError(
+            f"Neo4j refused the credentials for {settings.neo4j_username!r}"
+        ) from exc
     except (neo4j.exceptions.ServiceUnavailable, neo4j.exceptions.SessionExpired, OSError) as exc:
         driver.close()
-        raise GraphUnavailableError(f"Neo4j is not reachable at {settings.neo4j_uri}: {exc}") from exc
+        raise GraphUnavailableError(
+            f"Neo4j is not reachable at {settings.neo4j_uri}: {exc}"
+        ) from exc
     return driver
 
 

@@ -12,10 +12,10 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-from neo4j.time import Date, DateTime, Duration, Time
-
 import neo4j
 from neo4j import Driver, ManagedTransaction, Query, RoutingControl
+from neo4j.time import Date, DateTime, Duration, Time
+
 from service.errors import ConflictError, GraphUnavailableError, RationaleError
 from service.graph.cypher import NamedQuery, QueryRegistry
 
@@ -106,7 +106,9 @@ class Graph:
         timeout_s: transaction timeout in seconds.
     """
 
-    def __init__(self, driver: Driver, registry: QueryRegistry, database: str, timeout_s: float) -> None:
+    def __init__(
+        self, driver: Driver, registry: QueryRegistry, database: str, timeout_s: float
+    ) -> None:
         self.driver = driver
         self.registry = registry
         self.database = database
@@ -191,7 +193,9 @@ class Graph:
         """Return True when the server answers `RETURN 1`."""
         try:
             with translate_errors():
-                self.driver.execute_query("RETURN 1", database_=self.database, routing_=RoutingControl.READ)
+                self.driver.execute_query(
+                    "RETURN 1", database_=self.database, routing_=RoutingControl.READ
+                )
         except GraphUnavailableError:
             return False
         return True

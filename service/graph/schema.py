@@ -43,7 +43,10 @@ def index_states(graph: Graph) -> list[IndexState]:
     rows = graph.run("schema_state/list_indexes", {})
     return [
         IndexState(
-            name=r["name"], type=r["type"], state=r["state"], population_percent=float(r["population_percent"])
+            name=r["name"],
+            type=r["type"],
+            state=r["state"],
+            population_percent=float(r["population_percent"]),
         )
         for r in rows
     ]

@@ -58,8 +58,14 @@ def assert_only_proposals_added(before, after, job: str) -> list[str]:  # type: 
     traces = [k for k, (labels, _) in new.items() if "ReasoningTrace" in labels]
     for _k, (labels, props) in new.items():
         if "ReasoningTrace" in labels:
-            assert (props["created_by_origin"], props["created_by_actor"]) == ("maintenance", f"job:{job}")
-            assert (props["last_modified_by_origin"], props["last_modified_by_actor"]) == ("maintenance", f"job:{job}")
+            assert (props["created_by_origin"], props["created_by_actor"]) == (
+                "maintenance",
+                f"job:{job}",
+            )
+            assert (props["last_modified_by_origin"], props["last_modified_by_actor"]) == (
+                "maintenance",
+                f"job:{job}",
+            )
         else:
             assert labels in (["ReasoningStep"], ["Task"]), labels
     steps = {k for k, (labels, _) in new.items() if labels == ["ReasoningStep"]}
@@ -70,7 +76,9 @@ def assert_only_proposals_added(before, after, job: str) -> list[str]:  # type: 
         if rid not in rels0:
             assert a in new or b in new, "a new edge between existing nodes"
             assert not (b in memories and t in ("SUPERSEDES", "PRODUCED")), t
-    assert version_counts(nodes0) == version_counts({k: v for k, v in nodes1.items() if k in nodes0})
+    assert version_counts(nodes0) == version_counts(
+        {k: v for k, v in nodes1.items() if k in nodes0}
+    )
     return [new[k][1]["memory_id"] for k in traces]
 
 
@@ -79,7 +87,11 @@ def assert_only_proposals_added(before, after, job: str) -> list[str]:  # type: 
 
 def test_running_a_job_needs_the_maintenance_scope(tenant: Tenant) -> None:
     key = tenant.key_with(["read", "write"])
-    r = tenant.client.post("/v1/maintenance/run", json={"job": "evidence-drift"}, headers={"Authorization": f"Bearer {key}"})
+    r = tenant.client.post(
+        "/v1/maintenance/run",
+        json={"job": "evidence-drift"},
+        headers={"Authorization": f"Bearer {key}"},
+    )
     assert r.status_code == 403, r.text
     assert r.json()["code"] == "auth.forbidden"
 
@@ -91,13 +103,23 @@ def test_unknown_job_is_a_422_naming_the_known_ones(tenant: Tenant) -> None:
     assert body["code"] == "input.invalid"
     for name in ("evidence-drift", "duplicate-candidates", "contradiction-candidates"):
         assert name in body["detail"]
-    assert body["known_jobs"] == ["evidence-drift", "duplicate-candidates", "contradiction-candidates"]
+    assert body["known_jobs"] == [
+        "evidence-drift",
+        "duplicate-candidates",
+        "contradiction-candidates",
+    ]
     assert tenant.post("/v1/maintenance/run", json={}).status_code == 422
 
 
 def test_jobs_on_an_empty_namespace_do_nothing(tenant: Tenant) -> None:
     for job in ("evidence-drift", "duplicate-candidates", "contradiction-candidates"):
-        assert run_job(tenant, job) == {"job": job, "examined": 0, "changed": 0, "memory_ids": [], "trace_ids": []}
+        assert run_job(tenant, job) == {
+            "job": job,
+            "examined": 0,
+            "changed": 0,
+            "memory_ids": [],
+            "trace_ids": [],
+        }
 
 
 # -- evidence-drift --------------------------------------------------------------------
@@ -110,10 +132,18 @@ def test_evidence_drift_lowers_confidence_and_never_takes_over_authorship(tenant
 
     # nothing changed yet: the decision is examined and left alone
     assert run_job(tenant, "evidence-drift") == {
-        "job": "evidence-drift", "examined": 1, "changed": 0, "memory_ids": [], "trace_ids": []}
+        "job": "evidence-drift",
+        "examined": 1,
+        "changed": 0,
+        "memory_ids": [],
+        "trace_ids": [],
+    }
 
-    r = tenant.patch(f"/v1/memories/{log_id}", json={"content": "CI log: test_upload failed with a timeout during teardown"},
-                     headers={"If-Match": "1"})
+    r = tenant.patch(
+        f"/v1/memories/{log_id}",
+        json={"content": "CI log: test_upload failed with a timeout during teardown"},
+        headers={"If-Match": "1"},
+    )
     assert r.status_code == 200, r.text
 
     report = run_job(tenant, "evidence-drift")
@@ -133,7 +163,9 @@ def test_evidence_drift_lowers_confidence_and_never_takes_over_authorship(tenant
     # lineage: the user's trace and the maintenance trace, origins labelled
     lin = tenant.get(f"/v1/memories/{decision_id}/lineage").json()
     assert [(t["trace_id"], t["created_by"]["origin"]) for t in lin["traces"]] == [
-        (story["trace"]["trace_id"], "user"), (trace_id, "maintenance")]
+        (story["trace"]["trace_id"], "user"),
+        (trace_id, "maintenance"),
+    ]
     mt = lin["traces"][1]
     assert mt["created_by"] == MAINTENANCE
     assert [(p["memory_id"], p["version"]) for p in mt["produced"]] == [(decision_id, 2)]
@@ -161,18 +193,31 @@ def test_drift_counts_each_cited_version_once_even_across_later_versions(tenant:
     story = flaky_test_story(tenant)
     decision_id = story["trace"]["produced"][0]["memory_id"]
     log_id, tz_id = story["log"]["memory_id"], story["tz"]["memory_id"]
-    tenant.patch(f"/v1/memories/{log_id}", json={"content": "CI log: timeout in teardown"}, headers={"If-Match": "1"})
+    tenant.patch(
+        f"/v1/memories/{log_id}",
+        json={"content": "CI log: timeout in teardown"},
+        headers={"If-Match": "1"},
+    )
     assert run_job(tenant, "evidence-drift")["changed"] == 1
 
     # the user edits the decision afterwards: its new version has no drift marker, nothing re-counts
-    r = tenant.patch(f"/v1/memories/{decision_id}", json={"confidence": 0.95}, headers={"If-Match": "2"})
+    r = tenant.patch(
+        f"/v1/memories/{decision_id}", json={"confidence": 0.95}, headers={"If-Match": "2"}
+    )
     assert r.status_code == 200, r.text
     # the log changes again: the version the reasoning cited was already accounted for
-    tenant.patch(f"/v1/memories/{log_id}", json={"content": "CI log: timeout in teardown, again"}, headers={"If-Match": "2"})
+    tenant.patch(
+        f"/v1/memories/{log_id}",
+        json={"content": "CI log: timeout in teardown, again"},
+        headers={"If-Match": "2"},
+    )
     assert run_job(tenant, "evidence-drift")["changed"] == 0
 
     # a retracted piece of evidence is new drift: cited by exact version, named in the step text
-    assert tenant.post(f"/v1/memories/{tz_id}/retract", json={"reason": "wrong clock"}).status_code == 200
+    assert (
+        tenant.post(f"/v1/memories/{tz_id}/retract", json={"reason": "wrong clock"}).status_code
+        == 200
+    )
     report = run_job(tenant, "evidence-drift")
     assert report["changed"] == 1
     now = tenant.get(f"/v1/memories/{decision_id}").json()
@@ -187,12 +232,21 @@ def test_drift_counts_each_cited_version_once_even_across_later_versions(tenant:
     assert run_job(tenant, "evidence-drift")["changed"] == 0
 
 
-def test_drift_ignores_decisions_without_changed_evidence_and_other_namespaces(tenant: Tenant, other_tenant: Tenant) -> None:
+def test_drift_ignores_decisions_without_changed_evidence_and_other_namespaces(
+    tenant: Tenant, other_tenant: Tenant
+) -> None:
     story = flaky_test_story(tenant)
     plain = memory(tenant, "Use Postgres for the ledger", kind="decision", confidence=0.7)
-    tenant.patch(f"/v1/memories/{story['log']['memory_id']}", json={"content": "changed"}, headers={"If-Match": "1"})
+    tenant.patch(
+        f"/v1/memories/{story['log']['memory_id']}",
+        json={"content": "changed"},
+        headers={"If-Match": "1"},
+    )
     assert run_job(other_tenant, "evidence-drift")["examined"] == 0
-    assert tenant.get(f"/v1/memories/{story['trace']['produced'][0]['memory_id']}").json()["version"] == 1
+    assert (
+        tenant.get(f"/v1/memories/{story['trace']['produced'][0]['memory_id']}").json()["version"]
+        == 1
+    )
     report = run_job(tenant, "evidence-drift")
     assert report["examined"] == 1
     assert report["memory_ids"] == [story["trace"]["produced"][0]["memory_id"]]
@@ -202,8 +256,11 @@ def test_drift_ignores_decisions_without_changed_evidence_and_other_namespaces(t
 def test_recall_never_returns_the_maintenance_trace_but_search_does(tenant: Tenant) -> None:
     story = flaky_test_story(tenant)
     decision_id = story["trace"]["produced"][0]["memory_id"]
-    tenant.patch(f"/v1/memories/{story['log']['memory_id']}", json={"content": "CI log: timeout in teardown"},
-                 headers={"If-Match": "1"})
+    tenant.patch(
+        f"/v1/memories/{story['log']['memory_id']}",
+        json={"content": "CI log: timeout in teardown"},
+        headers={"If-Match": "1"},
+    )
     [trace_id] = run_job(tenant, "evidence-drift")["trace_ids"]
     query = "evidence drift: does the decision that the setup code has a race and the lock fixes it still hold?"
 
@@ -224,7 +281,9 @@ def test_recall_never_returns_the_maintenance_trace_but_search_does(tenant: Tena
 # -- duplicate-candidates --------------------------------------------------------------
 
 
-def test_duplicate_candidates_propose_a_merge_and_change_nothing(tenant: Tenant, neo4j_driver) -> None:  # type: ignore[no-untyped-def]
+def test_duplicate_candidates_propose_a_merge_and_change_nothing(
+    tenant: Tenant, neo4j_driver
+) -> None:  # type: ignore[no-untyped-def]
     a = memory(tenant, "Alice lives in Paris", kind="fact")
     b = memory(tenant, "alice lives in paris.", kind="fact")
     # negatives: other facts, an opposite pair (a contradiction, not a duplicate), a non-fact
@@ -244,7 +303,9 @@ def test_duplicate_candidates_propose_a_merge_and_change_nothing(tenant: Tenant,
     trace = tenant.get(f"/v1/reasoning/{report['trace_ids'][0]}").json()
     assert trace["created_by"] == {"origin": "maintenance", "actor": "job:duplicate-candidates"}
     assert trace["produced"] == []
-    assert sorted(c["memory_id"] for s in trace["steps"] for c in s["cites"]) == report["memory_ids"]
+    assert (
+        sorted(c["memory_id"] for s in trace["steps"] for c in s["cites"]) == report["memory_ids"]
+    )
     assert trace["steps"][-1]["kind"] == "conclusion"
     assert "Propose merging" in trace["conclusion"]
     assert "nothing was merged" in trace["conclusion"]
@@ -274,15 +335,39 @@ def test_duplicate_by_embedding_similarity_is_proposed_once_per_pair(tenant: Ten
 # -- contradiction-candidates ----------------------------------------------------------
 
 
-def test_contradiction_candidates_propose_review_and_change_nothing(tenant: Tenant, neo4j_driver) -> None:  # type: ignore[no-untyped-def]
-    paris = memory(tenant, "Alice's home city is Paris", kind="fact", subject="alice", attribute="home_city")
-    lyon = memory(tenant, "Alice's home city is Lyon", kind="fact", subject="alice", attribute="home-city")
-    on = memory(tenant, "The feature flag is enabled", kind="fact", subject="checkout_flag", attribute="state")
-    off = memory(tenant, "The feature flag is not enabled", kind="fact", subject="checkout_flag", attribute="status")
+def test_contradiction_candidates_propose_review_and_change_nothing(
+    tenant: Tenant, neo4j_driver
+) -> None:  # type: ignore[no-untyped-def]
+    paris = memory(
+        tenant, "Alice's home city is Paris", kind="fact", subject="alice", attribute="home_city"
+    )
+    lyon = memory(
+        tenant, "Alice's home city is Lyon", kind="fact", subject="alice", attribute="home-city"
+    )
+    on = memory(
+        tenant,
+        "The feature flag is enabled",
+        kind="fact",
+        subject="checkout_flag",
+        attribute="state",
+    )
+    off = memory(
+        tenant,
+        "The feature flag is not enabled",
+        kind="fact",
+        subject="checkout_flag",
+        attribute="status",
+    )
     # negatives: another attribute of the same subject; same subject without a cue; opposite
     # claims about different subjects; a keyless fact
     memory(tenant, "Alice works at Acme", kind="fact", subject="alice", attribute="employer")
-    memory(tenant, "The feature flag was added in March", kind="fact", subject="checkout_flag", attribute="added")
+    memory(
+        tenant,
+        "The feature flag was added in March",
+        kind="fact",
+        subject="checkout_flag",
+        attribute="added",
+    )
     memory(tenant, "Bob is not the team lead", kind="fact", subject="bob", attribute="role")
     memory(tenant, "Carol is the team lead", kind="fact", subject="carol", attribute="role")
     memory(tenant, "The feature flag is disabled", kind="fact")
@@ -292,10 +377,14 @@ def test_contradiction_candidates_propose_review_and_change_nothing(tenant: Tena
     assert (report["examined"], report["changed"]) == (9, 2), report
     assert report["memory_ids"] == sorted(m["memory_id"] for m in (paris, lyon, on, off))
     after = snapshot(neo4j_driver, tenant.namespace)
-    assert sorted(assert_only_proposals_added(before, after, "contradiction-candidates")) == sorted(report["trace_ids"])
+    assert sorted(assert_only_proposals_added(before, after, "contradiction-candidates")) == sorted(
+        report["trace_ids"]
+    )
 
     traces = [tenant.get(f"/v1/reasoning/{t}").json() for t in report["trace_ids"]]
-    by_pair = {tuple(sorted(c["memory_id"] for s in t["steps"] for c in s["cites"])): t for t in traces}
+    by_pair = {
+        tuple(sorted(c["memory_id"] for s in t["steps"] for c in s["cites"])): t for t in traces
+    }
     spelled = by_pair[tuple(sorted([paris["memory_id"], lyon["memory_id"]]))]
     opposite = by_pair[tuple(sorted([on["memory_id"], off["memory_id"]]))]
     assert "differ only in spelling" in spelled["steps"][2]["content"]
@@ -316,13 +405,24 @@ def test_contradiction_candidates_propose_review_and_change_nothing(tenant: Tena
 
 def test_cli_runs_a_job_and_prints_the_report(tenant: Tenant) -> None:
     story = flaky_test_story(tenant)
-    tenant.patch(f"/v1/memories/{story['log']['memory_id']}", json={"content": "changed"}, headers={"If-Match": "1"})
+    tenant.patch(
+        f"/v1/memories/{story['log']['memory_id']}",
+        json={"content": "changed"},
+        headers={"If-Match": "1"},
+    )
     runner = CliRunner()
-    result = runner.invoke(cli_app, ["maintenance", "run", "evidence-drift", "--namespace", tenant.namespace])
+    result = runner.invoke(
+        cli_app, ["maintenance", "run", "evidence-drift", "--namespace", tenant.namespace]
+    )
     assert result.exit_code == 0, result.output
     assert "changed" in result.output
     assert story["trace"]["produced"][0]["memory_id"] in result.output
-    assert tenant.get(f"/v1/memories/{story['trace']['produced'][0]['memory_id']}").json()["last_modified_by"] == MAINTENANCE
+    assert (
+        tenant.get(f"/v1/memories/{story['trace']['produced'][0]['memory_id']}").json()[
+            "last_modified_by"
+        ]
+        == MAINTENANCE
+    )
     bad = runner.invoke(cli_app, ["maintenance", "run", "defrag"])
     assert bad.exit_code == 2
     assert "evidence-drift" in bad.output
@@ -330,10 +430,14 @@ def test_cli_runs_a_job_and_prints_the_report(tenant: Tenant) -> None:
 
 def test_lifespan_starts_and_stops_the_scheduler(embedder, neo4j_driver) -> None:  # type: ignore[no-untyped-def]
     def alive() -> bool:
-        return any(t.name == "rationale-maintenance" and t.is_alive() for t in threading.enumerate())
+        return any(
+            t.name == "rationale-maintenance" and t.is_alive() for t in threading.enumerate()
+        )
 
     assert not alive()
-    with TestClient(create_app(make_settings(RATIONALE_MAINTENANCE_SCHEDULE_S=3600), embedder=embedder)):
+    with TestClient(
+        create_app(make_settings(RATIONALE_MAINTENANCE_SCHEDULE_S=3600), embedder=embedder)
+    ):
         assert alive()
     assert not alive()
     with TestClient(create_app(make_settings(), embedder=embedder)):
@@ -356,7 +460,11 @@ def test_idempotency_key_replays_the_first_report(tenant: Tenant, job: str) -> N
 def test_concurrent_runs_write_one_version_and_one_proposal(tenant: Tenant) -> None:
     story = flaky_test_story(tenant)
     decision_id = story["trace"]["produced"][0]["memory_id"]
-    tenant.patch(f"/v1/memories/{story['log']['memory_id']}", json={"content": "changed"}, headers={"If-Match": "1"})
+    tenant.patch(
+        f"/v1/memories/{story['log']['memory_id']}",
+        json={"content": "changed"},
+        headers={"If-Match": "1"},
+    )
     memory(tenant, "Alice lives in Paris", kind="fact")
     memory(tenant, "alice lives in paris.", kind="fact")
     maintenance = tenant.client.app.state.services.maintenance  # type: ignore[attr-defined]
@@ -365,7 +473,9 @@ def test_concurrent_runs_write_one_version_and_one_proposal(tenant: Tenant) -> N
         barrier = threading.Barrier(4)
         reports: list[Any] = []
 
-        def run(job: str = job, barrier: threading.Barrier = barrier, reports: list[Any] = reports) -> None:
+        def run(
+            job: str = job, barrier: threading.Barrier = barrier, reports: list[Any] = reports
+        ) -> None:
             barrier.wait()
             reports.append(maintenance.run(job, tenant.namespace))
 

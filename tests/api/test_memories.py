@@ -20,7 +20,9 @@ def create(t: Tenant, **body: object) -> dict:
 
 
 def test_create_and_read_back(tenant: Tenant) -> None:
-    m = create(tenant, content="The build uses Python 3.11", confidence=0.9, metadata={"source": "ci"})
+    m = create(
+        tenant, content="The build uses Python 3.11", confidence=0.9, metadata={"source": "ci"}
+    )
     assert m["created"] is True and m["version"] == 1
     assert m["created_by"] == {"origin": "user", "actor": "tester"}
     assert m["last_modified_by"] == m["created_by"]
@@ -31,7 +33,10 @@ def test_create_and_read_back(tenant: Tenant) -> None:
 
 
 def test_origin_comes_from_the_door_not_the_payload(tenant: Tenant) -> None:
-    r = tenant.post("/v1/memories", json={"kind": "fact", "content": "x is 1", "created_by": {"origin": "maintenance"}})
+    r = tenant.post(
+        "/v1/memories",
+        json={"kind": "fact", "content": "x is 1", "created_by": {"origin": "maintenance"}},
+    )
     assert r.status_code == 422  # unknown field refused, never trusted
     m = create(tenant, content="x is 1", actor="agent:alpha")
     assert m["created_by"] == {"origin": "user", "actor": "agent:alpha"}
@@ -47,7 +52,16 @@ def test_offsets_are_normalised_to_utc(tenant: Tenant) -> None:
     ("body", "status", "needle"),
     [
         ({"kind": "fact", "content": "a", "valid_from": "2024-01-01T00:00:00"}, 422, "timezone"),
-        ({"kind": "fact", "content": "a", "valid_from": "2024-02-01T00:00:00Z", "valid_to": "2024-01-01T00:00:00Z"}, 422, "valid_to"),
+        (
+            {
+                "kind": "fact",
+                "content": "a",
+                "valid_from": "2024-02-01T00:00:00Z",
+                "valid_to": "2024-01-01T00:00:00Z",
+            },
+            422,
+            "valid_to",
+        ),
         ({"kind": "rumour", "content": "a"}, 422, "kind"),
         ({"kind": "reasoning", "content": "a"}, 422, "kind"),
         ({"kind": "fact", "content": "   "}, 422, "empty"),
@@ -55,7 +69,9 @@ def test_offsets_are_normalised_to_utc(tenant: Tenant) -> None:
         ({"kind": "fact", "content": "x" * 40_000}, 413, "limit"),
     ],
 )
-def test_bad_input_is_refused_and_changes_nothing(tenant: Tenant, body: dict, status: int, needle: str) -> None:
+def test_bad_input_is_refused_and_changes_nothing(
+    tenant: Tenant, body: dict, status: int, needle: str
+) -> None:
     r = tenant.post("/v1/memories", json=body)
     assert r.status_code == status, r.text
     assert needle in json.dumps(r.json()).lower()
@@ -65,21 +81,36 @@ def test_bad_input_is_refused_and_changes_nothing(tenant: Tenant, body: dict, st
 
 
 def test_malformed_json_and_lone_surrogates(tenant: Tenant) -> None:
-    r = tenant.client.post("/v1/memories", content=b'{"kind": "fact", "content": ', headers={**tenant.headers, "Content-Type": "application/json"})
+    r = tenant.client.post(
+        "/v1/memories",
+        content=b'{"kind": "fact", "content": ',
+        headers={**tenant.headers, "Content-Type": "application/json"},
+    )
     assert r.status_code == 422
     r = tenant.client.post(
-        "/v1/memories", content=b'{"kind": "fact", "content": "bad \\ud800 text"}',
+        "/v1/memories",
+        content=b'{"kind": "fact", "content": "bad \\ud800 text"}',
         headers={**tenant.headers, "Content-Type": "application/json"},
     )
     assert r.status_code == 422 and r.json()["code"] == "input.invalid"
     assert "surrogate" in r.text.lower() or "unicode" in r.text.lower()
-    r = tenant.client.post("/v1/memories", content=b'{"kind": "fact", "content": "\xff\xfe"}', headers={**tenant.headers, "Content-Type": "application/json"})
+    r = tenant.client.post(
+        "/v1/memories",
+        content=b'{"kind": "fact", "content": "\xff\xfe"}',
+        headers={**tenant.headers, "Content-Type": "application/json"},
+    )
     assert r.status_code == 422
 
 
 @pytest.mark.parametrize(
     "text",
-    ["Η Αθήνα είναι η πρωτεύουσα", "北京是中国的首都", "deploy went fine 🚀🔥", "Cafe\u0301 au lait", "\U0001f468\u200d\U0001f469\u200d\U0001f467 family"],
+    [
+        "Η Αθήνα είναι η πρωτεύουσα",
+        "北京是中国的首都",
+        "deploy went fine 🚀🔥",
+        "Cafe\u0301 au lait",
+        "\U0001f468\u200d\U0001f469\u200d\U0001f467 family",
+    ],
 )
 def test_text_round_trips_after_nfc(tenant: Tenant, text: str) -> None:
     m = create(tenant, content=text)
@@ -98,8 +129,20 @@ def test_same_fact_twice_is_one_memory(tenant: Tenant) -> None:
 
 
 def test_keyed_fact_district_story(tenant: Tenant) -> None:
-    d1 = create(tenant, content="Lives in District 1", subject="alice", attribute="home", valid_from="2024-01-01T00:00:00Z")
-    d2 = create(tenant, content="Lives in District 2", subject="alice", attribute="home", valid_from="2024-06-01T00:00:00Z")
+    d1 = create(
+        tenant,
+        content="Lives in District 1",
+        subject="alice",
+        attribute="home",
+        valid_from="2024-01-01T00:00:00Z",
+    )
+    d2 = create(
+        tenant,
+        content="Lives in District 2",
+        subject="alice",
+        attribute="home",
+        valid_from="2024-06-01T00:00:00Z",
+    )
     assert d2["memory_id"] != d1["memory_id"]
     # now: District 2 is current and valid; District 1's memory ended when District 2 began
     now1 = tenant.get(f"/v1/memories/{d1['memory_id']}").json()
@@ -112,7 +155,11 @@ def test_keyed_fact_district_story(tenant: Tenant) -> None:
     assert r.status_code == 404
     # both kept in history
     hist = tenant.get(f"/v1/memories/{d1['memory_id']}/history").json()
-    assert hist["count"] == 2 and hist["items"][0]["valid_to"] is None and hist["items"][1]["valid_to"] is not None
+    assert (
+        hist["count"] == 2
+        and hist["items"][0]["valid_to"] is None
+        and hist["items"][1]["valid_to"] is not None
+    )
 
 
 def test_keyed_loves_then_hates_has_exactly_one_current(tenant: Tenant, neo4j_driver) -> None:  # type: ignore[no-untyped-def]
@@ -129,10 +176,17 @@ def test_keyed_loves_then_hates_has_exactly_one_current(tenant: Tenant, neo4j_dr
 
 def test_as_of_and_known_at_table(tenant: Tenant) -> None:
     """Both axes: before, during and after a valid period; before and after a correction."""
-    m = create(tenant, content="Server in rack A", valid_from="2024-01-01T00:00:00Z", valid_to="2024-12-31T00:00:00Z")
+    m = create(
+        tenant,
+        content="Server in rack A",
+        valid_from="2024-01-01T00:00:00Z",
+        valid_to="2024-12-31T00:00:00Z",
+    )
     mid = m["memory_id"]
     recorded = m["system_from"]
-    r = tenant.patch(f"/v1/memories/{mid}", json={"content": "Server in rack B"}, headers={"If-Match": "1"})
+    r = tenant.patch(
+        f"/v1/memories/{mid}", json={"content": "Server in rack B"}, headers={"If-Match": "1"}
+    )
     assert r.status_code == 200, r.text
     corrected = r.json()["system_from"]
     cases = [
@@ -140,7 +194,11 @@ def test_as_of_and_known_at_table(tenant: Tenant) -> None:
         ("2023-06-01T00:00:00Z", None, None),  # before the valid period
         ("2024-06-01T00:00:00Z", None, "Server in rack B"),  # during, as we believe now
         ("2025-06-01T00:00:00Z", None, None),  # after
-        ("2024-06-01T00:00:00Z", recorded, "Server in rack A"),  # during, as we believed before the correction
+        (
+            "2024-06-01T00:00:00Z",
+            recorded,
+            "Server in rack A",
+        ),  # during, as we believed before the correction
         ("2024-06-01T00:00:00Z", corrected, "Server in rack B"),  # after the correction
         (None, "2020-01-01T00:00:00Z", None),  # before we knew anything
     ]
@@ -159,9 +217,13 @@ def test_patch_needs_if_match_and_refuses_stale(tenant: Tenant) -> None:
     m = create(tenant, content="Deploys on Fridays", **{"kind": "procedure"}, trigger="friday")
     mid = m["memory_id"]
     assert tenant.patch(f"/v1/memories/{mid}", json={"content": "x"}).status_code == 422
-    r = tenant.patch(f"/v1/memories/{mid}", json={"content": "Deploys on Thursdays"}, headers={"If-Match": "1"})
+    r = tenant.patch(
+        f"/v1/memories/{mid}", json={"content": "Deploys on Thursdays"}, headers={"If-Match": "1"}
+    )
     assert r.status_code == 200 and r.json()["version"] == 2
-    r = tenant.patch(f"/v1/memories/{mid}", json={"content": "Deploys never"}, headers={"If-Match": "1"})
+    r = tenant.patch(
+        f"/v1/memories/{mid}", json={"content": "Deploys never"}, headers={"If-Match": "1"}
+    )
     assert r.status_code == 409 and r.json()["code"] == "memory.version_conflict"
     hist = tenant.get(f"/v1/memories/{mid}/history").json()["items"]
     assert [h["content"] for h in hist] == ["Deploys on Fridays", "Deploys on Thursdays"]
@@ -173,7 +235,9 @@ def test_two_concurrent_patches_one_wins(tenant: Tenant) -> None:
     mid = create(tenant, content="Shared doc", metadata={"a": 1})["memory_id"]
 
     def patch(i: int) -> int:
-        return tenant.patch(f"/v1/memories/{mid}", json={"metadata": {"writer": i}}, headers={"If-Match": "1"}).status_code
+        return tenant.patch(
+            f"/v1/memories/{mid}", json={"metadata": {"writer": i}}, headers={"If-Match": "1"}
+        ).status_code
 
     for _ in range(3):
         with ThreadPoolExecutor(2) as pool:
@@ -189,37 +253,69 @@ def test_two_concurrent_patches_one_wins(tenant: Tenant) -> None:
 def test_two_writers_in_turn_never_lose_metadata(tenant: Tenant) -> None:
     mid = create(tenant, content="Config note", metadata={"owner": "a"})["memory_id"]
     v = tenant.get(f"/v1/memories/{mid}").json()
-    r1 = tenant.patch(f"/v1/memories/{mid}", json={"metadata": {**v["metadata"], "reviewed": True}}, headers={"If-Match": str(v["version"])})
+    r1 = tenant.patch(
+        f"/v1/memories/{mid}",
+        json={"metadata": {**v["metadata"], "reviewed": True}},
+        headers={"If-Match": str(v["version"])},
+    )
     assert r1.status_code == 200
     # writer 2 read version 1 too: refused, rereads, merges
-    r2 = tenant.patch(f"/v1/memories/{mid}", json={"metadata": {**v["metadata"], "tag": "x"}}, headers={"If-Match": str(v["version"])})
+    r2 = tenant.patch(
+        f"/v1/memories/{mid}",
+        json={"metadata": {**v["metadata"], "tag": "x"}},
+        headers={"If-Match": str(v["version"])},
+    )
     assert r2.status_code == 409
     v2 = tenant.get(f"/v1/memories/{mid}").json()
-    r3 = tenant.patch(f"/v1/memories/{mid}", json={"metadata": {**v2["metadata"], "tag": "x"}}, headers={"If-Match": str(v2["version"])})
+    r3 = tenant.patch(
+        f"/v1/memories/{mid}",
+        json={"metadata": {**v2["metadata"], "tag": "x"}},
+        headers={"If-Match": str(v2["version"])},
+    )
     assert r3.json()["metadata"] == {"owner": "a", "reviewed": True, "tag": "x"}
 
 
-def test_sixty_concurrent_creates_across_two_namespaces(tenant: Tenant, other_tenant: Tenant, neo4j_driver) -> None:  # type: ignore[no-untyped-def]
+def test_sixty_concurrent_creates_across_two_namespaces(
+    tenant: Tenant, other_tenant: Tenant, neo4j_driver
+) -> None:  # type: ignore[no-untyped-def]
     def make(i: int) -> tuple[int, str]:
         t = tenant if i % 2 else other_tenant
-        r = t.post("/v1/memories", json={"kind": "observation", "content": f"event number {i} in {t.namespace}"})
+        r = t.post(
+            "/v1/memories",
+            json={"kind": "observation", "content": f"event number {i} in {t.namespace}"},
+        )
         return r.status_code, r.json()["memory_id"]
 
     with ThreadPoolExecutor(8) as pool:
         results = list(pool.map(make, range(60)))
     assert all(code == 201 for code, _ in results)
-    for t, parity in ((tenant, 1), (other_tenant, 0)):
+    for t in (tenant, other_tenant):
         with neo4j_driver.session() as s:
-            rows = s.run("MATCH (m:Memory {namespace: $ns}) RETURN m.content AS c", ns=t.namespace).data()
+            rows = s.run(
+                "MATCH (m:Memory {namespace: $ns}) RETURN m.content AS c", ns=t.namespace
+            ).data()
         assert len(rows) == 30
         assert all(t.namespace in r["c"] for r in rows)
 
 
 def test_invalidate_and_retract(tenant: Tenant) -> None:
     mid = create(tenant, content="Feature flag X is on", valid_from=T0)["memory_id"]
-    r = tenant.post(f"/v1/memories/{mid}/invalidate", json={"valid_to": "2024-05-01T00:00:00Z", "reason": "flag removed"})
-    assert r.status_code == 200 and r.json()["version"] == 2 and r.json()["valid_to"].startswith("2024-05-01")
-    assert tenant.post(f"/v1/memories/{mid}/invalidate", json={"valid_to": "2023-01-01T00:00:00Z", "reason": "x"}).status_code == 422
+    r = tenant.post(
+        f"/v1/memories/{mid}/invalidate",
+        json={"valid_to": "2024-05-01T00:00:00Z", "reason": "flag removed"},
+    )
+    assert (
+        r.status_code == 200
+        and r.json()["version"] == 2
+        and r.json()["valid_to"].startswith("2024-05-01")
+    )
+    assert (
+        tenant.post(
+            f"/v1/memories/{mid}/invalidate",
+            json={"valid_to": "2023-01-01T00:00:00Z", "reason": "x"},
+        ).status_code
+        == 422
+    )
     r = tenant.post(f"/v1/memories/{mid}/retract", json={"reason": "never true"})
     assert r.status_code == 200 and r.json()["system_to"] is not None
     r = tenant.get(f"/v1/memories/{mid}")
@@ -234,12 +330,23 @@ def test_another_namespace_is_404_and_scopes_are_403(tenant: Tenant, other_tenan
     for path in (f"/v1/memories/{mid}", f"/v1/memories/{mid}/history"):
         r = other_tenant.get(path)
         assert r.status_code == 404 and r.json()["code"] == "memory.not_found"
-    r = other_tenant.patch(f"/v1/memories/{mid}", json={"content": "hijack"}, headers={"If-Match": "1"})
+    r = other_tenant.patch(
+        f"/v1/memories/{mid}", json={"content": "hijack"}, headers={"If-Match": "1"}
+    )
     assert r.status_code == 404
     read_only = tenant.key_with(["read"])
-    r = tenant.client.post("/v1/memories", json={"kind": "fact", "content": "nope"}, headers={"Authorization": f"Bearer {read_only}"})
+    r = tenant.client.post(
+        "/v1/memories",
+        json={"kind": "fact", "content": "nope"},
+        headers={"Authorization": f"Bearer {read_only}"},
+    )
     assert r.status_code == 403 and r.json()["code"] == "auth.forbidden"
-    assert tenant.client.get(f"/v1/memories/{mid}", headers={"Authorization": f"Bearer {read_only}"}).status_code == 200
+    assert (
+        tenant.client.get(
+            f"/v1/memories/{mid}", headers={"Authorization": f"Bearer {read_only}"}
+        ).status_code
+        == 200
+    )
 
 
 def test_bad_keys_get_401(tenant: Tenant) -> None:
@@ -253,6 +360,20 @@ def test_idempotency_key_makes_a_post_safe_to_retry(tenant: Tenant) -> None:
     a = tenant.post("/v1/memories", json=body, headers={"Idempotency-Key": "abc-1"})
     b = tenant.post("/v1/memories", json=body, headers={"Idempotency-Key": "abc-1"})
     assert a.status_code == b.status_code == 201
-    assert a.json()["memory_id"] == b.json()["memory_id"] and b.headers.get("Idempotent-Replay") == "true"
-    c = tenant.post("/v1/memories", json={**body, "content": "other"}, headers={"Idempotency-Key": "abc-1"})
+    assert (
+        a.json()["memory_id"] == b.json()["memory_id"]
+        and b.headers.get("Idempotent-Replay") == "true"
+    )
+    c = tenant.post(
+        "/v1/memories", json={**body, "content": "other"}, headers={"Idempotency-Key": "abc-1"}
+    )
     assert c.status_code == 422
+
+
+def test_long_content_is_stored_and_deduplicated(tenant: Tenant) -> None:
+    text = "Stack trace line\n" * 1500  # ~25 KB: over the range index's key limit once normalised
+    a = tenant.post("/v1/memories", json={"kind": "observation", "content": text})
+    assert a.status_code == 201, a.text
+    b = tenant.post("/v1/memories", json={"kind": "observation", "content": text.upper()})
+    assert b.status_code == 200 and b.json()["memory_id"] == a.json()["memory_id"]
+    assert tenant.get(f"/v1/memories/{a.json()['memory_id']}").json()["content"] == text

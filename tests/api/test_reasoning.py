@@ -32,7 +32,11 @@ def test_flaky_test_story_end_to_end(tenant: Tenant) -> None:
 
     # the log line is re-read and superseded
     log_id = story["log"]["memory_id"]
-    r = tenant.patch(f"/v1/memories/{log_id}", json={"content": "CI log: test_upload failed with a timeout during teardown"}, headers={"If-Match": "1"})
+    r = tenant.patch(
+        f"/v1/memories/{log_id}",
+        json={"content": "CI log: test_upload failed with a timeout during teardown"},
+        headers={"If-Match": "1"},
+    )
     assert r.status_code == 200
 
     # dependents of the log line include the decision
@@ -40,10 +44,15 @@ def test_flaky_test_story_end_to_end(tenant: Tenant) -> None:
     assert decision["memory_id"] in [d["memory_id"] for d in deps["items"]]
 
     # challenging the decision names exactly the step that relied on it
-    ch = tenant.post(f"/v1/memories/{decision['memory_id']}/challenge", json={"reason": "log re-read", "actor": "reviewer"})
+    ch = tenant.post(
+        f"/v1/memories/{decision['memory_id']}/challenge",
+        json={"reason": "log re-read", "actor": "reviewer"},
+    )
     assert ch.status_code == 200, ch.text
     body = ch.json()
-    assert [(r["step"], r["memory_id"], r["change"]) for r in body["revisit"]] == [(0, log_id, "superseded")]
+    assert [(r["step"], r["memory_id"], r["change"]) for r in body["revisit"]] == [
+        (0, log_id, "superseded")
+    ]
     assert body["memory"]["status"] == "challenged" and body["memory"]["version"] == 2
     assert body["memory"]["last_modified_by"]["actor"] == "reviewer"
     assert body["memory"]["created_by"] == decision["created_by"]
@@ -52,7 +61,9 @@ def test_flaky_test_story_end_to_end(tenant: Tenant) -> None:
 def test_get_trace_returns_steps_in_order(tenant: Tenant) -> None:
     trace = flaky_test_story(tenant)["trace"]
     got = tenant.get(f"/v1/reasoning/{trace['trace_id']}").json()
-    assert got == trace or [s["content"] for s in got["steps"]] == [s["content"] for s in trace["steps"]]
+    assert got == trace or [s["content"] for s in got["steps"]] == [
+        s["content"] for s in trace["steps"]
+    ]
     assert got["task"] == "Why does test_upload fail intermittently in CI?"
     assert tenant.get("/v1/reasoning/nope").status_code == 404
 
@@ -60,14 +71,21 @@ def test_get_trace_returns_steps_in_order(tenant: Tenant) -> None:
 def test_missing_citation_refuses_everything(tenant: Tenant, neo4j_driver) -> None:  # type: ignore[no-untyped-def]
     ev = memory(tenant, "disk is 95% full")
     before = count_nodes(neo4j_driver, tenant.namespace)
-    r = tenant.post("/v1/reasoning", json={
-        "task": "Why did the build fail?",
-        "steps": [
-            {"kind": "observation", "content": "disk is 95% full", "cites": [ev["memory_id"], "no-such-memory"]},
-            {"kind": "conclusion", "content": "the disk being full broke the build"},
-        ],
-        "produced": {"kind": "decision", "content": "clean the disk"},
-    })
+    r = tenant.post(
+        "/v1/reasoning",
+        json={
+            "task": "Why did the build fail?",
+            "steps": [
+                {
+                    "kind": "observation",
+                    "content": "disk is 95% full",
+                    "cites": [ev["memory_id"], "no-such-memory"],
+                },
+                {"kind": "conclusion", "content": "the disk being full broke the build"},
+            ],
+            "produced": {"kind": "decision", "content": "clean the disk"},
+        },
+    )
     assert r.status_code == 422 and "no-such-memory" in r.json()["detail"]
     assert r.json()["missing"] == ["no-such-memory"]
     assert count_nodes(neo4j_driver, tenant.namespace) == before
@@ -76,12 +94,17 @@ def test_missing_citation_refuses_everything(tenant: Tenant, neo4j_driver) -> No
 def test_rejects_must_point_to_an_earlier_step(tenant: Tenant, neo4j_driver) -> None:  # type: ignore[no-untyped-def]
     before = count_nodes(neo4j_driver, tenant.namespace)
     for bad in (1, 5, -1):
-        r = tenant.post("/v1/reasoning", json={
-            "task": "t", "steps": [
-                {"kind": "thought", "content": "maybe A", "status": "hypothesis"},
-                {"kind": "observation", "content": "A is fine", "rejects": [bad]},
-                {"kind": "conclusion", "content": "not A"},
-            ]})
+        r = tenant.post(
+            "/v1/reasoning",
+            json={
+                "task": "t",
+                "steps": [
+                    {"kind": "thought", "content": "maybe A", "status": "hypothesis"},
+                    {"kind": "observation", "content": "A is fine", "rejects": [bad]},
+                    {"kind": "conclusion", "content": "not A"},
+                ],
+            },
+        )
         assert r.status_code == 422, r.text
     assert count_nodes(neo4j_driver, tenant.namespace) == before
 
@@ -90,24 +113,53 @@ def test_gate_refusals(tenant: Tenant, neo4j_driver) -> None:  # type: ignore[no
     ev = memory(tenant, "the service returned 500 errors after the deploy at 10:02")
     before = count_nodes(neo4j_driver, tenant.namespace)
     cases = {
-        "missing_conclusion": {"task": "why 500s?", "steps": [
-            {"kind": "observation", "content": "500 errors after the deploy", "cites": [ev["memory_id"]]},
-            {"kind": "thought", "content": "looking at the deploy diff next"}]},
-        "circular": {"task": "why 500s?", "steps": [
-            {"kind": "thought", "content": "the deploy broke the service"},
-            {"kind": "thought", "content": "so the deploy must be what broke it"},
-            {"kind": "thought", "content": "the deploy broke the service"},
-            {"kind": "conclusion", "content": "the deploy broke the service"}],
-            "produced": {"kind": "decision", "content": "the deploy broke the service"}},
-        "unsupported_conclusion": {"task": "why 500s?", "steps": [
-            {"kind": "thought", "content": "I have a feeling about this"},
-            {"kind": "conclusion", "content": "roll back the database migration"}],
-            "produced": {"kind": "decision", "content": "roll back the database migration"}},
-        "concludes_rejected": {"task": "why 500s?", "steps": [
-            {"kind": "thought", "content": "maybe the cache layer is broken", "status": "hypothesis"},
-            {"kind": "observation", "content": "cache metrics are normal, cache layer is fine", "cites": [ev["memory_id"]], "rejects": [0]},
-            {"kind": "conclusion", "content": "the cache layer is broken"}],
-            "produced": {"kind": "decision", "content": "the cache layer is broken"}},
+        "missing_conclusion": {
+            "task": "why 500s?",
+            "steps": [
+                {
+                    "kind": "observation",
+                    "content": "500 errors after the deploy",
+                    "cites": [ev["memory_id"]],
+                },
+                {"kind": "thought", "content": "looking at the deploy diff next"},
+            ],
+        },
+        "circular": {
+            "task": "why 500s?",
+            "steps": [
+                {"kind": "thought", "content": "the deploy broke the service"},
+                {"kind": "thought", "content": "so the deploy must be what broke it"},
+                {"kind": "thought", "content": "the deploy broke the service"},
+                {"kind": "conclusion", "content": "the deploy broke the service"},
+            ],
+            "produced": {"kind": "decision", "content": "the deploy broke the service"},
+        },
+        "unsupported_conclusion": {
+            "task": "why 500s?",
+            "steps": [
+                {"kind": "thought", "content": "I have a feeling about this"},
+                {"kind": "conclusion", "content": "roll back the database migration"},
+            ],
+            "produced": {"kind": "decision", "content": "roll back the database migration"},
+        },
+        "concludes_rejected": {
+            "task": "why 500s?",
+            "steps": [
+                {
+                    "kind": "thought",
+                    "content": "maybe the cache layer is broken",
+                    "status": "hypothesis",
+                },
+                {
+                    "kind": "observation",
+                    "content": "cache metrics are normal, cache layer is fine",
+                    "cites": [ev["memory_id"]],
+                    "rejects": [0],
+                },
+                {"kind": "conclusion", "content": "the cache layer is broken"},
+            ],
+            "produced": {"kind": "decision", "content": "the cache layer is broken"},
+        },
     }
     for code, body in cases.items():
         r = tenant.post("/v1/reasoning", json=body)
@@ -121,27 +173,54 @@ def test_gate_refusals(tenant: Tenant, neo4j_driver) -> None:  # type: ignore[no
 def test_trace_can_produce_an_existing_memory(tenant: Tenant) -> None:
     decision = memory(tenant, "Use Postgres for the ledger", kind="decision")
     ev = memory(tenant, "Postgres benchmarks show 5k tx/s on our hardware, enough for the ledger")
-    r = tenant.post("/v1/reasoning", json={
-        "task": "Which database for the ledger?",
-        "steps": [
-            {"kind": "observation", "content": "Postgres handles 5k tx/s on our hardware", "cites": [ev["memory_id"]]},
-            {"kind": "conclusion", "content": "Postgres is enough for the ledger"}],
-        "produced_memory_id": decision["memory_id"]})
+    r = tenant.post(
+        "/v1/reasoning",
+        json={
+            "task": "Which database for the ledger?",
+            "steps": [
+                {
+                    "kind": "observation",
+                    "content": "Postgres handles 5k tx/s on our hardware",
+                    "cites": [ev["memory_id"]],
+                },
+                {"kind": "conclusion", "content": "Postgres is enough for the ledger"},
+            ],
+            "produced_memory_id": decision["memory_id"],
+        },
+    )
     assert r.status_code == 201, r.text
     lin = tenant.get(f"/v1/memories/{decision['memory_id']}/lineage").json()
     assert [t["trace_id"] for t in lin["traces"]] == [r.json()["trace_id"]]
-    r = tenant.post("/v1/reasoning", json={"task": "x", "steps": [{"kind": "conclusion", "content": "y"}], "produced_memory_id": "nope"})
+    r = tenant.post(
+        "/v1/reasoning",
+        json={
+            "task": "x",
+            "steps": [{"kind": "conclusion", "content": "y"}],
+            "produced_memory_id": "nope",
+        },
+    )
     assert r.status_code == 422
 
 
 def test_another_namespace_sees_no_reasoning(tenant: Tenant, other_tenant: Tenant) -> None:
     story = flaky_test_story(tenant)
     decision_id = story["trace"]["produced"][0]["memory_id"]
-    for path in (f"/v1/memories/{decision_id}/lineage", f"/v1/memories/{decision_id}/dependents",
-                 f"/v1/reasoning/{story['trace']['trace_id']}", f"/v1/memories/{story['log']['memory_id']}/dependents"):
+    for path in (
+        f"/v1/memories/{decision_id}/lineage",
+        f"/v1/memories/{decision_id}/dependents",
+        f"/v1/reasoning/{story['trace']['trace_id']}",
+        f"/v1/memories/{story['log']['memory_id']}/dependents",
+    ):
         assert other_tenant.get(path).status_code == 404, path
     # citing another namespace's memory is a missing reference
-    r = other_tenant.post("/v1/reasoning", json={"task": "t", "steps": [
-        {"kind": "observation", "content": "x", "cites": [story["log"]["memory_id"]]},
-        {"kind": "conclusion", "content": "x"}]})
+    r = other_tenant.post(
+        "/v1/reasoning",
+        json={
+            "task": "t",
+            "steps": [
+                {"kind": "observation", "content": "x", "cites": [story["log"]["memory_id"]]},
+                {"kind": "conclusion", "content": "x"},
+            ],
+        },
+    )
     assert r.status_code == 422

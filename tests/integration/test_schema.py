@@ -22,7 +22,9 @@ def graph(neo4j_driver, settings: Settings) -> Graph:  # type: ignore[no-untyped
 
 
 def test_server_is_neo4j_5_26_community(neo4j_driver) -> None:  # type: ignore[no-untyped-def]
-    records, _, _ = neo4j_driver.execute_query("CALL dbms.components() YIELD name, versions, edition RETURN *")
+    records, _, _ = neo4j_driver.execute_query(
+        "CALL dbms.components() YIELD name, versions, edition RETURN *"
+    )
     row = records[0]
     assert row["name"] == "Neo4j Kernel"
     assert row["versions"][0].startswith("5.26.")
@@ -31,21 +33,36 @@ def test_server_is_neo4j_5_26_community(neo4j_driver) -> None:  # type: ignore[n
 
 def test_schema_is_applied_and_online(app_client: TestClient, graph: Graph) -> None:
     states = {s.name: s for s in index_states(graph)}
-    for name in ("memory_embedding", "memory_content", "memory_uid", "reasoning_step_uid", "task_uid",
-                 "source_uid", "memory_version", "fact_uid", "decision_uid", "procedure_uid",
-                 "observation_uid", "reasoning_trace_uid"):
+    for name in (
+        "memory_embedding",
+        "memory_content",
+        "memory_uid",
+        "reasoning_step_uid",
+        "task_uid",
+        "source_uid",
+        "memory_version",
+        "fact_uid",
+        "decision_uid",
+        "procedure_uid",
+        "observation_uid",
+        "reasoning_trace_uid",
+    ):
         assert name in states, name
         assert states[name].state == "ONLINE", states[name]
     assert states["memory_embedding"].type == "VECTOR"
     assert states["memory_content"].type == "FULLTEXT"
 
 
-def test_applying_the_schema_twice_changes_nothing(app_client: TestClient, graph: Graph, neo4j_driver) -> None:  # type: ignore[no-untyped-def]
+def test_applying_the_schema_twice_changes_nothing(
+    app_client: TestClient, graph: Graph, neo4j_driver
+) -> None:  # type: ignore[no-untyped-def]
     def snapshot() -> list[tuple]:
         records, _, _ = neo4j_driver.execute_query(
             "SHOW INDEXES YIELD name, type, labelsOrTypes, properties, state RETURN name, type, labelsOrTypes, properties, state ORDER BY name"
         )
-        constraints, _, _ = neo4j_driver.execute_query("SHOW CONSTRAINTS YIELD name, type RETURN name, type ORDER BY name")
+        constraints, _, _ = neo4j_driver.execute_query(
+            "SHOW CONSTRAINTS YIELD name, type RETURN name, type ORDER BY name"
+        )
         return [tuple(r.values()) for r in records] + [tuple(r.values()) for r in constraints]
 
     before = snapshot()
@@ -63,7 +80,9 @@ def test_vector_dimension_mismatch_stops_startup(settings: Settings, neo4j_drive
 
 
 @pytest.mark.parametrize("query", [q for q in REGISTRY if q.mode != "schema"], ids=lambda q: q.name)
-def test_every_cypher_file_parses_with_its_declared_params(query, neo4j_driver, settings: Settings) -> None:  # type: ignore[no-untyped-def]
+def test_every_cypher_file_parses_with_its_declared_params(
+    query, neo4j_driver, settings: Settings
+) -> None:  # type: ignore[no-untyped-def]
     params = {}
     with neo4j_driver.session(database=settings.neo4j_database) as s:
         for name, expr in query.examples.items():

@@ -24,5 +24,10 @@ def readyz(services: ServicesDep) -> JSONResponse:
     schema = neo4j and is_online(services.graph)
     model = services.ready.get("model", False)
     ok = neo4j and schema and model
-    body = {"status": "ready" if ok else "not ready", "neo4j": neo4j, "schema": schema, "model": model}
+    body = {
+        "status": "ready" if ok else "not ready",
+        "neo4j": neo4j,
+        "schema": schema,
+        "model": model,
+    }
     return JSONResponse(body, status_code=200 if ok else 503)

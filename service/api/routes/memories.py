@@ -44,8 +44,12 @@ def read_memory(
     memory_id: str,
     services: ServicesDep,
     principal: ReadPrincipal,
-    as_of: Annotated[UtcDatetime | None, Query(description="Valid time (ISO 8601 with offset).")] = None,
-    known_at: Annotated[UtcDatetime | None, Query(description="System time (ISO 8601 with offset).")] = None,
+    as_of: Annotated[
+        UtcDatetime | None, Query(description="Valid time (ISO 8601 with offset).")
+    ] = None,
+    known_at: Annotated[
+        UtcDatetime | None, Query(description="System time (ISO 8601 with offset).")
+    ] = None,
 ) -> dict[str, object]:
     """Return the current version, or the one believed at `known_at` about `as_of`."""
     return services.memories.get(principal.namespace, memory_id, as_of, known_at)
@@ -67,13 +71,20 @@ def update_memory(
     except ValueError as exc:
         raise InvalidInputError("If-Match must be the version number you read") from exc
     return services.memories.update(
-        user_writer(principal, body.actor), memory_id, expected, body.model_dump(exclude={"actor"}, exclude_unset=True)
+        user_writer(principal, body.actor),
+        memory_id,
+        expected,
+        body.model_dump(exclude={"actor"}, exclude_unset=True),
     )
 
 
 @router.post("/{memory_id}/invalidate", response_model=MemoryPublic)
 def invalidate_memory(
-    memory_id: str, body: InvalidateRequest, request: Request, services: ServicesDep, principal: WritePrincipal
+    memory_id: str,
+    body: InvalidateRequest,
+    request: Request,
+    services: ServicesDep,
+    principal: WritePrincipal,
 ) -> JSONResponse:
     """Close valid time: it stopped being true at `valid_to` (default now)."""
 
@@ -87,18 +98,26 @@ def invalidate_memory(
 
 @router.post("/{memory_id}/retract", response_model=MemoryPublic)
 def retract_memory(
-    memory_id: str, body: ReasonRequest, request: Request, services: ServicesDep, principal: WritePrincipal
+    memory_id: str,
+    body: ReasonRequest,
+    request: Request,
+    services: ServicesDep,
+    principal: WritePrincipal,
 ) -> JSONResponse:
     """Close system time with no successor; history keeps it."""
 
     def call() -> tuple[int, object]:
-        return 200, services.memories.retract(user_writer(principal, body.actor), memory_id, body.reason)
+        return 200, services.memories.retract(
+            user_writer(principal, body.actor), memory_id, body.reason
+        )
 
     return respond(services, principal, request, body, call)
 
 
 @router.get("/{memory_id}/history", response_model=MemoriesPublic)
-def read_history(memory_id: str, services: ServicesDep, principal: ReadPrincipal) -> dict[str, object]:
+def read_history(
+    memory_id: str, services: ServicesDep, principal: ReadPrincipal
+) -> dict[str, object]:
     """Return every version with its four times and both provenances, oldest first."""
     items = services.memories.history(principal.namespace, memory_id)
     return {"items": items, "count": len(items)}

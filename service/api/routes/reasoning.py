@@ -21,7 +21,9 @@ router = APIRouter(tags=["reasoning"])
 
 
 @router.post("/v1/reasoning", status_code=201, response_model=TracePublic)
-def record_trace(body: TraceCreate, request: Request, services: ServicesDep, principal: WritePrincipal) -> JSONResponse:
+def record_trace(
+    body: TraceCreate, request: Request, services: ServicesDep, principal: WritePrincipal
+) -> JSONResponse:
     """Record a trace and what it produced in one transaction; 422 `reasoning.rejected` if the gate refuses."""
 
     def call() -> tuple[int, object]:
@@ -43,25 +45,35 @@ def read_trace(trace_id: str, services: ServicesDep, principal: ReadPrincipal) -
 
 
 @router.get("/v1/memories/{memory_id}/lineage", response_model=LineagePublic)
-def read_lineage(memory_id: str, services: ServicesDep, principal: ReadPrincipal) -> dict[str, object]:
+def read_lineage(
+    memory_id: str, services: ServicesDep, principal: ReadPrincipal
+) -> dict[str, object]:
     """Return the memory's versions and every trace that produced any of them (origin shown)."""
     return services.reasoning.lineage(principal.namespace, memory_id)
 
 
 @router.post("/v1/memories/{memory_id}/challenge", response_model=ChallengePublic)
 def challenge_memory(
-    memory_id: str, body: ReasonRequest, request: Request, services: ServicesDep, principal: WritePrincipal
+    memory_id: str,
+    body: ReasonRequest,
+    request: Request,
+    services: ServicesDep,
+    principal: WritePrincipal,
 ) -> JSONResponse:
     """Return lineage plus the steps to revisit; a decision becomes `challenged`."""
 
     def call() -> tuple[int, object]:
-        return 200, services.reasoning.challenge(user_writer(principal, body.actor), memory_id, body.reason)
+        return 200, services.reasoning.challenge(
+            user_writer(principal, body.actor), memory_id, body.reason
+        )
 
     return respond(services, principal, request, body, call)
 
 
 @router.get("/v1/memories/{memory_id}/dependents", response_model=MemoriesPublic)
-def read_dependents(memory_id: str, services: ServicesDep, principal: ReadPrincipal) -> dict[str, object]:
+def read_dependents(
+    memory_id: str, services: ServicesDep, principal: ReadPrincipal
+) -> dict[str, object]:
     """Return the decisions resting on reasoning that cites this memory (any version)."""
     items = services.reasoning.dependents(principal.namespace, memory_id)
     return {"items": items, "count": len(items)}
