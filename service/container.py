@@ -15,7 +15,7 @@ from service.domain.reasoning import ReasoningService
 from service.domain.retrieval import DiagnosticsService, RetrievalConfig, RetrievalService
 from service.embeddings import Embedder, SentenceTransformerEmbedder
 from service.graph.cypher import QueryRegistry
-from service.graph.driver import bind_neomodel, create_driver
+from service.graph.driver import bind_neomodel, create_driver, unbind_neomodel
 from service.graph.repository import Graph
 from service.graph.schema import apply_schema, check_vector_dimension, wait_online
 from service.settings import Settings
@@ -42,6 +42,7 @@ class Services:
 
     def close(self) -> None:
         """Close the driver."""
+        unbind_neomodel(self.graph.driver)
         self.graph.driver.close()
 
 

@@ -59,3 +59,10 @@ def bind_neomodel(driver: Driver, settings: Settings) -> None:
     config.database_url = None
     config.driver = driver
     config.database_name = settings.neo4j_database
+
+
+def unbind_neomodel(driver: Driver) -> None:
+    """Clear neomodel's global driver if it is `driver` (called before the driver is closed)."""
+    config = get_config()
+    if config.driver is driver:
+        config.driver = None

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from neomodel import (
     ArrayProperty,
-    DateTimeProperty,
+    DateTimeNeo4jFormatProperty,
     FloatProperty,
     IntegerProperty,
     StringProperty,
@@ -22,10 +22,10 @@ class BiTemporal:
 
     uid = StringProperty(unique_index=True, required=True)
     namespace = StringProperty(required=True)
-    valid_from = DateTimeProperty()
-    valid_to = DateTimeProperty()
-    system_from = DateTimeProperty()
-    system_to = DateTimeProperty()
+    valid_from = DateTimeNeo4jFormatProperty()
+    valid_to = DateTimeNeo4jFormatProperty()
+    system_from = DateTimeNeo4jFormatProperty()
+    system_to = DateTimeNeo4jFormatProperty()
 
 
 class Provenance:

@@ -11,7 +11,7 @@ from service.graph.cypher import QueryRegistry
 from service.graph.repository import Graph
 from service.graph.schema import apply_schema, index_states
 from service.main import create_app
-from service.settings import Settings
+from service.settings import ApiKey, Settings
 
 REGISTRY = QueryRegistry.load(Settings().cypher_dir)
 
@@ -97,9 +97,42 @@ def test_readyz_is_ready(app_client: TestClient) -> None:
     assert app_client.get("/healthz").json() == {"status": "ok"}
 
 
-def test_neomodel_uses_the_shared_driver(app_client: TestClient) -> None:
+def test_neomodel_uses_the_shared_driver(settings: Settings, fake_embedder) -> None:  # type: ignore[no-untyped-def]
     from neomodel import get_config
 
-    config = get_config()
-    assert config.driver is app_client.app.state.services.graph.driver  # type: ignore[attr-defined]
-    assert not config.database_url
+    from service.graph.nodes import Fact
+
+    app = create_app(settings, embedder=fake_embedder)
+    with TestClient(app) as client:
+        services = client.app.state.services  # type: ignore[attr-defined]
+        config = get_config()
+        assert config.driver is services.graph.driver
+        assert not config.database_url
+        key = "k-neomodel-test"
+        namespace = "test_neomodel_" + __import__("uuid").uuid4().hex[:8]
+        services.settings.api_keys[key] = ApiKey(namespace=namespace)
+        try:
+            r = client.post(
+                "/v1/memories",
+                json={
+                    "kind": "fact",
+                    "content": "neomodel reads what the API wrote",
+                    "subject": "om",
+                    "attribute": "check",
+                },
+                headers={"Authorization": f"Bearer {key}"},
+            )
+            assert r.status_code == 201, r.text
+            node = Fact.nodes.get(uid=r.json()["uid"])
+            assert (node.content, node.namespace, node.subject, node.version) == (
+                "neomodel reads what the API wrote",
+                namespace,
+                "om",
+                1,
+            )
+            assert node.created_by_origin == "user"
+        finally:
+            services.graph.driver.execute_query(
+                "MATCH (n {namespace: $ns}) DETACH DELETE n", ns=namespace
+            )
+    assert get_config().driver is None  # unbound before the driver closed
