@@ -10,8 +10,9 @@ How a query is answered:
    index call: namespace first, then kinds, system time (`known_at`, or current), valid time
    (`as_of`, default now) and visibility (`created_by_origin IN $origins`, the policy's list).
 3. Over-fetch: both indexes are global across namespaces and apply `k` before any filter, so
-   each is asked for `k = limit * vector_overfetch`. When fewer than `limit` candidates survive
-   the filters while the index returned all `k` (it may hold more), `k` doubles, up to
+   each is asked for the caller's top `depth = limit * vector_overfetch` visible candidates:
+   starting at `k = depth`, while fewer than `depth` survive the filters and the index
+   returned all `k` (it may hold more), `k` doubles, up to
    `max_candidates`. If the vector index still leaves too few at the cap, an exact cosine scan
    of the namespace's visible memories (`retrieval/search_namespace_exact`) takes its place, so
    a result is never short while enough visible matches exist. A small namespace (at most
@@ -326,23 +327,27 @@ class RetrievalService:
     def _overfetch(
         self, limit: int, run: Callable[[int], Row], small: Callable[[], bool] | None = None
     ) -> Candidates:
-        """Ask an index for `limit * overfetch` candidates, doubling while too few survive.
+        """Collect the caller's top `depth = limit * overfetch` candidates from a global index.
 
-        `run(k)` returns `{fetched, hits, unrecognized}` for one round. The loop stops when
-        `limit` hits survived, when the index returned fewer than `k` (it has no more), at
-        `max_candidates`, or after the first short round when `small()` says the namespace is
-        small enough to scan exactly (`Candidates.exhausted` is then True as well).
+        `run(k)` returns `{fetched, hits, unrecognized}` for one round. The loop doubles `k`
+        until `depth` visible hits survived, the index returned fewer than `k` (it has no
+        more), `max_candidates` is reached, or after the first short round when `small()` says
+        the namespace is small enough to scan exactly (`Candidates.exhausted` is then True).
+        Asking for a fixed depth in the caller's own visible space (not merely `limit` hits)
+        keeps the fused ranking independent of how much other namespaces hold.
         """
         cap = max(self.config.max_candidates, limit)
-        k = min(limit * self.config.vector_overfetch, cap)
+        depth = min(limit * self.config.vector_overfetch, cap)
+        k = depth
         out = Candidates()
         while True:
             row = run(k)
             out.rounds += 1
             out.k = k
-            out.hits = row["hits"]
+            ordered = sorted(row["hits"], key=lambda h: (-float(h["score"]), h["uid"]))
+            out.hits = ordered[:depth]
             out.unrecognized = row["unrecognized"]
-            if len(out.hits) >= limit or row["fetched"] < k:
+            if len(ordered) >= depth or row["fetched"] < k:
                 return out
             if k >= cap or (out.rounds == 1 and small is not None and small()):
                 out.exhausted = True
@@ -437,7 +442,8 @@ class RetrievalService:
                 score *= quality_factor(hit.get("quality_verdict"), hit.get("quality_score"))
                 last = hit.get("quality_verdict") == Verdict.REJECTED
             ranked.append({**hit, "score": score, "similarity": similarity.get(uid), "last": last})
-        ranked.sort(key=lambda h: (h["last"], -h["score"], h["uid"]))
+        # Ties (equal fused scores) go to the closer embedding, then to a stable id order.
+        ranked.sort(key=lambda h: (h["last"], -h["score"], -(h["similarity"] or 0.0), h["uid"]))
         return ranked[:limit]
 
     def _items(self, tx: Tx, namespace: str, ranked: list[Row]) -> list[dict[str, Any]]:

@@ -238,7 +238,7 @@ def test_overfetch_never_comes_back_short(
     # for small namespaces), and an index capped below the crowd, where the exact scan fills in.
     services = tenant.client.app.state.services  # type: ignore[attr-defined]
     for config, exact in (
-        (RetrievalConfig(exact_scan_max=0), "False"),
+        (RetrievalConfig(exact_scan_max=0, vector_overfetch=1), "False"),
         (RetrievalConfig(exact_scan_max=0, max_candidates=40, vector_overfetch=1), "True"),
     ):
         service = RetrievalService(services.graph, services.embedder, services.policy, config)
