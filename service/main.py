@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI, Request, Response
-from fastapi.responses import JSONResponse
+from fastapi import FastAPI
 
 from service.api.errors import install_error_handlers
+from service.api.limits import BodyLimitMiddleware
 from service.api.routes import (
     diagnostics,
     health,
@@ -66,20 +66,7 @@ def create_app(settings: Settings | None = None, embedder: Embedder | None = Non
     app = FastAPI(title="Rationale", version="0.1.0", description=DESCRIPTION, lifespan=lifespan)
     install_error_handlers(app)
 
-    @app.middleware("http")
-    async def limit_body(
-        request: Request, call_next: Callable[[Request], Awaitable[Response]]
-    ) -> Response:
-        length = request.headers.get("content-length")
-        if length is not None and length.isdigit() and int(length) > settings.max_body_bytes:
-            return JSONResponse(
-                {
-                    "detail": f"request body over {settings.max_body_bytes} bytes",
-                    "code": "input.too_large",
-                },
-                status_code=413,
-            )
-        return await call_next(request)
+    app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
 
     app.include_router(health.router)
     app.include_router(memories.router)

@@ -5,7 +5,17 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import (
+    AfterValidator,
+    AwareDatetime,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    model_validator,
+)
+
+from service.domain.text import check_json
 
 MemoryKind = Literal["fact", "decision", "procedure", "observation"]
 AnyKind = Literal["fact", "decision", "procedure", "observation", "reasoning"]
@@ -15,11 +25,30 @@ DecisionStatus = Literal["active", "challenged", "retracted"]
 
 
 def _utc(value: datetime) -> datetime:
-    return value.astimezone(UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError as exc:
+        raise ValueError("time is out of range once normalised to UTC") from exc
 
+
+def _iso_text(value: Any) -> Any:
+    if not isinstance(value, str | datetime):
+        raise ValueError(
+            "a time must be an ISO 8601 string with an offset, e.g. 2024-01-01T00:00:00Z"
+        )
+    return value
+
+
+def _checked_json(value: dict[str, Any]) -> dict[str, Any]:
+    check_json(value, field="JSON object")
+    return value
+
+
+#: Free-form JSON: valid Unicode, finite numbers, at most 32 levels deep.
+JsonObject = Annotated[dict[str, Any], AfterValidator(_checked_json)]
 
 #: An ISO 8601 time that must carry an offset; normalised to UTC.
-UtcDatetime = Annotated[AwareDatetime, AfterValidator(_utc)]
+UtcDatetime = Annotated[AwareDatetime, BeforeValidator(_iso_text), AfterValidator(_utc)]
 
 
 class Strict(BaseModel):
@@ -76,7 +105,7 @@ class MemoryCreate(Strict):
     actor: str | None = Field(
         default=None, max_length=200, description="Who writes; default the API key's name."
     )
-    metadata: dict[str, Any] | None = Field(default=None, description="Free JSON metadata.")
+    metadata: JsonObject | None = Field(default=None, description="Free JSON metadata.")
 
 
 class MemoryUpdate(Strict):
@@ -86,10 +115,17 @@ class MemoryUpdate(Strict):
     confidence: float | None = Field(default=None, ge=0, le=1, description="New confidence.")
     status: DecisionStatus | None = Field(default=None, description="New decision status.")
     trigger: str | None = Field(default=None, max_length=2000, description="New trigger.")
-    metadata: dict[str, Any] | None = Field(default=None, description="Replaces the metadata.")
+    metadata: JsonObject | None = Field(default=None, description="Replaces the metadata.")
     valid_from: UtcDatetime | None = Field(default=None, description="New start of valid time.")
     valid_to: UtcDatetime | None = Field(default=None, description="New end of valid time.")
     actor: str | None = Field(default=None, max_length=200, description="Who writes.")
+
+    @model_validator(mode="after")
+    def _no_null_for_required(self) -> MemoryUpdate:
+        for name in ("content", "valid_from", "status"):
+            if name in self.model_fields_set and getattr(self, name) is None:
+                raise ValueError(f"{name} cannot be null (omit it to keep the current value)")
+        return self
 
 
 class InvalidateRequest(Strict):
@@ -126,7 +162,7 @@ class MemoryPublic(BaseModel):
     confidence: float | None = None
     status: str | None = None
     trigger: str | None = None
-    metadata: dict[str, Any] | None = None
+    metadata: JsonObject | None = None
 
 
 class MemoryCreated(MemoryPublic):
@@ -184,7 +220,7 @@ class TraceCreate(Strict):
         default=None, description="Or an existing memory it led to."
     )
     actor: str | None = Field(default=None, max_length=200)
-    self_assessment: dict[str, Any] | None = Field(
+    self_assessment: JsonObject | None = Field(
         default=None, description="The agent's own view; stored, not trusted."
     )
 
@@ -278,7 +314,9 @@ class RecallRequest(Strict):
     """Body of `POST /v1/recall`."""
 
     query: str = Field(min_length=1, description="What the agent needs context for.")
-    limit: int = Field(default=10, ge=1, le=100, description="Max items returned, 1..100.")
+    limit: int = Field(
+        default=10, ge=1, le=100, strict=True, description="Max items returned, 1..100."
+    )
     kinds: list[AnyKind] | None = Field(default=None, description="Only these kinds.")
     as_of: UtcDatetime | None = Field(default=None, description="Valid time; default now.")
     known_at: UtcDatetime | None = Field(default=None, description="System time; default now.")

@@ -10,6 +10,7 @@ from service.api.auth import Principal, authenticate
 from service.container import Services
 from service.domain.memories import Writer
 from service.domain.models import Origin
+from service.domain.text import clean_text
 
 
 def get_services(request: Request) -> Services:
@@ -48,4 +49,6 @@ MaintenancePrincipal = Annotated[Principal, Depends(_scoped("maintenance"))]
 
 def user_writer(principal: Principal, actor: str | None) -> Writer:
     """Return the writer for the main door: origin `user`, the body's actor or the key's name."""
+    if actor is not None:
+        actor = clean_text(actor, field="actor", max_chars=200)
     return Writer(namespace=principal.namespace, origin=Origin.USER, actor=actor or principal.actor)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 from fastapi import Request
@@ -14,6 +15,11 @@ from service.api.auth import Principal
 from service.container import Services
 from service.domain.idempotency import request_hash
 from service.errors import InvalidInputError
+
+
+def iso_utc(value: datetime) -> str:
+    """Render a time as ISO 8601 in UTC with `Z`, as the response models do."""
+    return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
 def respond(
@@ -47,7 +53,7 @@ def respond(
                 stored.body, status_code=stored.status, headers={"Idempotent-Replay": "true"}
             )
     status, answer = call()
-    encoded = jsonable_encoder(answer)
+    encoded = jsonable_encoder(answer, custom_encoder={datetime: iso_utc})
     if key:
         services.idempotency.remember(principal.namespace, key, digest, status, encoded)
     return JSONResponse(encoded, status_code=status)

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from service.domain.models import KIND_LABELS, WRITABLE_KINDS, Kind
-from service.domain.text import clean_text, normalise_for_match
+from service.domain.text import check_json, clean_text, normalise_for_match
 from service.embeddings import Embedder
 from service.errors import (
     ConflictError,
@@ -106,7 +107,8 @@ def encode_metadata(metadata: dict[str, Any] | None) -> str | None:
     """
     if metadata is None:
         return None
-    text = json.dumps(metadata, ensure_ascii=False, sort_keys=True)
+    check_json(metadata, field="metadata")
+    text = json.dumps(metadata, ensure_ascii=False, sort_keys=True, allow_nan=False)
     if len(text.encode("utf-8")) > MAX_METADATA_BYTES:
         raise TooLargeError(f"metadata: over {MAX_METADATA_BYTES} bytes as JSON")
     return text
@@ -165,7 +167,11 @@ class MemoryService:
             subject = clean_text(subject, field="subject", max_chars=512)
             attribute = clean_text(attribute, field="attribute", max_chars=512)
         if trigger is not None:
+            if kind != Kind.PROCEDURE:
+                raise InvalidInputError("only procedures have a trigger")
             trigger = clean_text(trigger, field="trigger", max_chars=2000)
+        if status is not None and kind != Kind.DECISION:
+            raise InvalidInputError("only decisions have a status")
         valid_from = valid_from or now
         if valid_to is not None and valid_to <= valid_from:
             raise InvalidInputError("valid_to must be after valid_from")
@@ -227,6 +233,7 @@ class MemoryService:
             return existing["memory"], False
         keyed = props["subject"] is not None
         previous: list[Row] = []
+        corrected: list[Row] = []
         if keyed:
             key = {
                 "namespace": props["namespace"],
@@ -234,17 +241,41 @@ class MemoryService:
                 "attribute": props["attribute"],
             }
             tx.run("memory/lock_key", {**key, "now": now})
-            previous = [r["memory"] for r in tx.run("memory/get_key_current", key)]
-            # A value older than the current one is history: it ends where the current one starts.
-            later = [p for p in previous if p["valid_from"] > props["valid_from"]]
-            if later and props["valid_to"] is None:
-                props = {**props, "valid_to": min(p["valid_from"] for p in later)}
-            previous = [p for p in previous if p["valid_from"] <= props["valid_from"]]
+            values = [r["memory"] for r in tx.run("memory/get_key_current", key)]
+            props, previous, corrected = self._place_keyed_value(props, values)
         row = tx.one(
             "memory/create_memory", {"label": KIND_LABELS[Kind(props["kind"])], "props": props}
         )
         assert row is not None
         created = row["memory"]
+        for old in corrected:
+            # Same start as the new value: the old one was wrong from the start, so it is
+            # closed in system time (no successor version) and the new value supersedes it.
+            closed_row = tx.one(
+                "memory/retract_memory",
+                {
+                    "namespace": props["namespace"],
+                    "memory_id": old["memory_id"],
+                    "now": now,
+                    "reason": "corrected by a new value of the same key from the same time",
+                    "origin": writer.origin,
+                    "actor": writer.actor,
+                },
+            )
+            if closed_row is None:
+                raise VersionConflict(f"memory {old['memory_id']} was changed concurrently")
+            tx.run(
+                "memory/link_supersedes",
+                {
+                    "namespace": props["namespace"],
+                    "new_uid": created["uid"],
+                    "old_uid": closed_row["memory"]["uid"],
+                    "reason": "corrected value of the same key",
+                    "origin": writer.origin,
+                    "actor": writer.actor,
+                    "now": now,
+                },
+            )
         for old in previous:
             closed = self.version_in(
                 tx,
@@ -267,6 +298,43 @@ class MemoryService:
                 },
             )
         return created, True
+
+    @staticmethod
+    def _place_keyed_value(
+        props: dict[str, Any], values: list[Row]
+    ) -> tuple[dict[str, Any], list[Row], list[Row]]:
+        """Fit a new value of a key into the key's timeline (valid time never overlaps).
+
+        Args:
+            props: the new value's properties (`valid_from`, `valid_to`).
+            values: the current versions of the key's other values.
+
+        Returns:
+            `(props, to_close, to_correct)`: the new value's properties (its `valid_to` set to
+            the next value's start when it had none), the values whose valid period contains the
+            new start (closed at it, by a new version), and the values starting at the very same
+            time (corrected: closed in system time).
+
+        Raises:
+            InvalidInputError: the new value's explicit `valid_to` runs into a later value.
+        """
+        start = props["valid_from"]
+        later = [v for v in values if v["valid_from"] > start]
+        if later:
+            next_start = min(v["valid_from"] for v in later)
+            if props["valid_to"] is None:
+                props = {**props, "valid_to": next_start}
+            elif props["valid_to"] > next_start:
+                raise InvalidInputError(
+                    f"valid_to runs into the next value of this key, which starts at {next_start.isoformat()}"
+                )
+        to_close = [
+            v
+            for v in values
+            if v["valid_from"] < start and (v.get("valid_to") is None or v["valid_to"] > start)
+        ]
+        to_correct = [v for v in values if v["valid_from"] == start]
+        return props, to_close, to_correct
 
     def version_in(
         self,
@@ -328,6 +396,25 @@ class MemoryService:
             )
         memory: Row = row["memory"]
         return memory
+
+    def write_version(self, work: Callable[[Tx], Row]) -> Row:
+        """Run a version-writing unit of work; a lost race on `(memory_id, version)` is a 409.
+
+        A concurrent writer can pass the version check and then fail on the uniqueness
+        constraint when its transaction commits; that is the same conflict as a stale
+        `If-Match` and is reported as such.
+
+        Raises:
+            VersionConflict: another writer created the same version first.
+        """
+        try:
+            return self.graph.write(work)
+        except VersionConflict:
+            raise
+        except ConflictError as exc:
+            raise VersionConflict(
+                "the memory was changed concurrently; read it again and retry"
+            ) from exc
 
     def current_in(self, tx: Tx, namespace: str, memory_id: str) -> Row:
         """Return the current version inside a transaction.
@@ -476,9 +563,12 @@ class MemoryService:
                 raise InvalidInputError("only decisions have a status")
             if "trigger" in changes and current["kind"] != Kind.PROCEDURE:
                 raise InvalidInputError("only procedures have a trigger")
-            return self.version_in(tx, current, changes, writer, now, reason="update")
+            effective = {k: v for k, v in changes.items() if current.get(k) != v}
+            if not effective:
+                return current  # nothing differs: no new version
+            return self.version_in(tx, current, effective, writer, now, reason="update")
 
-        return memory_public(self.graph.write(work))
+        return memory_public(self.write_version(work))
 
     def invalidate(
         self, writer: Writer, memory_id: str, valid_to: datetime | None, reason: str
@@ -504,7 +594,7 @@ class MemoryService:
                 tx, current, {"valid_to": end}, writer, now, reason=f"invalidated: {reason}"
             )
 
-        return memory_public(self.graph.write(work))
+        return memory_public(self.write_version(work))
 
     def retract(self, writer: Writer, memory_id: str, reason: str) -> dict[str, Any]:
         """Close system time with no successor ("we were wrong to record it").

@@ -28,7 +28,7 @@ from service.domain.models import (
 )
 from service.domain.policy import VisibilityPolicy
 from service.domain.quality import QualityThresholds, assess
-from service.domain.text import clean_text
+from service.domain.text import check_json, clean_text
 from service.errors import (
     InvalidInputError,
     MemoryNotFound,
@@ -175,7 +175,12 @@ class ReasoningService:
                         extra={"step": i, "rejects": j},
                     )
             content = clean_text(step.content, field=f"steps[{i}].content", max_chars=limit)
-            steps.append(replace(step, content=content, cites=tuple(dict.fromkeys(step.cites))))
+            cites = tuple(
+                dict.fromkeys(
+                    clean_text(c, field=f"steps[{i}].cites", max_chars=200) for c in step.cites
+                )
+            )
+            steps.append(replace(step, content=content, cites=cites))
         produced = draft.produced
         if produced is not None:
             produced = replace(
@@ -217,6 +222,8 @@ class ReasoningService:
             InvalidInputError, TooLargeError: see `clean_draft`.
         """
         draft = self.clean_draft(draft)
+        if self_assessment is not None:
+            check_json(dict(self_assessment), field="self_assessment")
         now = utcnow()
         vectors = self.memories.embedder.encode(self.embedding_texts(draft))
 
@@ -334,6 +341,10 @@ class ReasoningService:
                     extra={"missing": [draft.produced_memory_id]},
                 )
             produced = target["memory"]
+            if produced["kind"] == Kind.REASONING:
+                raise InvalidInputError(
+                    "produced_memory_id: a trace cannot be produced by another trace"
+                )
         elif produced_props is not None:
             produced, produced_created = self.memories.create_in(tx, produced_props, now, writer)
         props = self._trace_props(
@@ -431,7 +442,9 @@ class ReasoningService:
                 "quality_verdict": assessment.verdict,
                 "quality_json": json.dumps(assessment.as_dict()),
                 "step_count": len(draft.steps),
-                "self_assessment_json": json.dumps(self_assessment) if self_assessment else None,
+                "self_assessment_json": json.dumps(self_assessment, allow_nan=False)
+                if self_assessment
+                else None,
                 "source_id": source_id,
             }
         )
@@ -572,7 +585,7 @@ class ReasoningService:
                     reason=f"challenged: {reason}",
                 )
 
-            memory = memory_public(self.graph.write(work))
+            memory = memory_public(self.memories.write_version(work))
             lineage["versions"] = [*lineage["versions"], memory]
         return {**lineage, "memory": memory, "revisit": revisit}
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 import unicodedata
+from typing import Any
 
 from service.errors import InvalidInputError, TooLargeError
 
@@ -36,9 +38,47 @@ def clean_text(value: str, *, field: str, max_chars: int) -> str:
         raise InvalidInputError(f"{field}: NUL characters are not allowed")
     if not value.strip():
         raise InvalidInputError(f"{field}: must not be empty or only white space")
+    value = unicodedata.normalize("NFC", value)
     if len(value) > max_chars:
         raise TooLargeError(f"{field}: {len(value)} characters, the limit is {max_chars}")
-    return unicodedata.normalize("NFC", value)
+    return value
+
+
+#: Deepest nesting accepted in free JSON (metadata, self-assessment).
+MAX_JSON_DEPTH = 32
+
+
+def check_json(value: Any, *, field: str, depth: int = 0) -> None:
+    """Check free-form JSON before it is stored: valid Unicode, finite numbers, bounded depth.
+
+    Args:
+        value: parsed JSON (dicts, lists, strings, numbers, booleans, None).
+        field: the field's name, for the error message.
+        depth: current nesting (callers pass nothing).
+
+    Raises:
+        InvalidInputError: lone surrogates or NUL in a key or string, NaN or infinity, or
+            nesting deeper than `MAX_JSON_DEPTH`.
+    """
+    if depth > MAX_JSON_DEPTH:
+        raise InvalidInputError(f"{field}: nested deeper than {MAX_JSON_DEPTH} levels")
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise InvalidInputError(f"{field}: invalid Unicode (a lone surrogate?)") from exc
+        if "\x00" in value:
+            raise InvalidInputError(f"{field}: NUL characters are not allowed")
+    elif isinstance(value, float):
+        if not math.isfinite(value):
+            raise InvalidInputError(f"{field}: NaN and infinity are not JSON numbers")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            check_json(key, field=field, depth=depth + 1)
+            check_json(item, field=field, depth=depth + 1)
+    elif isinstance(value, list):
+        for item in value:
+            check_json(item, field=field, depth=depth + 1)
 
 
 #: Longest comparison form stored as is; Neo4j's range index refuses keys over ~8 KB.

@@ -377,3 +377,134 @@ def test_long_content_is_stored_and_deduplicated(tenant: Tenant) -> None:
     b = tenant.post("/v1/memories", json={"kind": "observation", "content": text.upper()})
     assert b.status_code == 200 and b.json()["memory_id"] == a.json()["memory_id"]
     assert tenant.get(f"/v1/memories/{a.json()['memory_id']}").json()["content"] == text
+
+
+def test_bodies_over_the_limit_are_refused_declared_or_streamed(tenant: Tenant) -> None:
+    limit = tenant.client.app.state.services.settings.max_body_bytes  # type: ignore[attr-defined]
+    big = b'{"kind": "observation", "content": "' + b"x" * (limit + 10) + b'"}'
+
+    def chunks():  # type: ignore[no-untyped-def]
+        for i in range(0, len(big), 1 << 20):
+            yield big[i : i + (1 << 20)]
+
+    r = tenant.client.post(
+        "/v1/memories",
+        content=chunks(),
+        headers={**tenant.headers, "Content-Type": "application/json"},
+    )
+    assert r.status_code == 413 and r.json()["code"] == "input.too_large"
+    r = tenant.client.post(
+        "/v1/memories", content=big, headers={**tenant.headers, "Content-Type": "application/json"}
+    )
+    assert r.status_code == 413 and r.json()["code"] == "input.too_large"
+
+
+@pytest.mark.parametrize(
+    ("body", "needle"),
+    [
+        ({"kind": "observation", "content": "m", "metadata": {"a": float("nan")}}, "nan"),
+        ({"kind": "observation", "content": "m", "metadata": {"a": "\ud800"}}, "unicode"),
+        ({"kind": "observation", "content": "m", "metadata": {"\udc00": 1}}, "unicode"),
+        ({"kind": "fact", "content": "m", "valid_from": "0001-01-01T00:00:00+14:00"}, "range"),
+        ({"kind": "fact", "content": "m", "valid_from": 0}, "iso 8601"),
+        ({"kind": "observation", "content": "m", "status": "retracted"}, "decision"),
+        ({"kind": "fact", "content": "m", "trigger": "on monday"}, "procedure"),
+        ({"kind": "fact", "content": "m", "actor": "a\u0000b"}, "nul"),
+    ],
+)
+def test_bad_nested_input_is_422_and_stores_nothing(
+    tenant: Tenant, neo4j_driver, body: dict, needle: str
+) -> None:  # type: ignore[no-untyped-def]
+    raw = json.dumps(body, allow_nan=True).encode()
+    r = tenant.client.post(
+        "/v1/memories", content=raw, headers={**tenant.headers, "Content-Type": "application/json"}
+    )
+    assert r.status_code == 422, r.text
+    assert needle in r.text.lower()
+    with neo4j_driver.session() as s:
+        assert (
+            s.run("MATCH (n {namespace: $ns}) RETURN count(n) AS c", ns=tenant.namespace).single()[
+                "c"
+            ]
+            == 0
+        )
+
+
+def test_deep_metadata_is_refused(tenant: Tenant) -> None:
+    deep: object = 1
+    for _ in range(300):
+        deep = [deep]
+    r = tenant.post(
+        "/v1/memories", json={"kind": "observation", "content": "deep", "metadata": {"a": deep}}
+    )
+    assert r.status_code == 422, r.text[:300]
+
+
+def test_patch_cannot_null_required_fields_and_noop_patch_writes_nothing(tenant: Tenant) -> None:
+    mid = create(tenant, content="Port is 8080", metadata={"a": 1})["memory_id"]
+    for field in ("valid_from", "content"):
+        r = tenant.patch(f"/v1/memories/{mid}", json={field: None}, headers={"If-Match": "1"})
+        assert r.status_code == 422, r.text
+    r = tenant.patch(
+        f"/v1/memories/{mid}",
+        json={"content": "Port is 8080", "metadata": {"a": 1}},
+        headers={"If-Match": "1"},
+    )
+    assert r.status_code == 200 and r.json()["version"] == 1
+    assert tenant.get(f"/v1/memories/{mid}/history").json()["count"] == 1
+
+
+def test_keyed_value_inserted_between_two_never_overlaps(tenant: Tenant) -> None:
+    a = create(
+        tenant,
+        content="Status A",
+        subject="svc",
+        attribute="state",
+        valid_from="2024-01-01T00:00:00Z",
+    )
+    c = create(
+        tenant,
+        content="Status C",
+        subject="svc",
+        attribute="state",
+        valid_from="2024-01-03T00:00:00Z",
+    )
+    b = create(
+        tenant,
+        content="Status B",
+        subject="svc",
+        attribute="state",
+        valid_from="2024-01-02T00:00:00Z",
+    )
+    assert b["valid_to"].startswith("2024-01-03")
+    for day, expected in (
+        ("2024-01-01T12:00:00Z", a),
+        ("2024-01-02T12:00:00Z", b),
+        ("2024-01-03T12:00:00Z", c),
+    ):
+        valid = [
+            m
+            for m in (a, b, c)
+            if tenant.get(f"/v1/memories/{m['memory_id']}", params={"as_of": day}).status_code
+            == 200
+        ]
+        assert [m["memory_id"] for m in valid] == [expected["memory_id"]], day
+    # the same start again is a correction, not a 422
+    d = tenant.post(
+        "/v1/memories",
+        json={
+            "kind": "fact",
+            "content": "Status B, corrected",
+            "subject": "svc",
+            "attribute": "state",
+            "valid_from": "2024-01-02T00:00:00Z",
+        },
+    )
+    assert d.status_code == 201, d.text
+    assert tenant.get(f"/v1/memories/{b['memory_id']}").status_code == 404
+    assert (
+        tenant.get(
+            f"/v1/memories/{d.json()['memory_id']}", params={"as_of": "2024-01-02T12:00:00Z"}
+        ).json()["content"]
+        == "Status B, corrected"
+    )
