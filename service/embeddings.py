@@ -75,9 +75,13 @@ class SentenceTransformerEmbedder:
     def __init__(self, model: str) -> None:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
         path = resolve_model_path(model)
         try:
             from sentence_transformers import SentenceTransformer
+            from transformers.utils import logging as transformers_logging
+
+            transformers_logging.disable_progress_bar()
 
             self._model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
         except Exception as exc:  # the library raises many kinds; all mean "not loaded"
