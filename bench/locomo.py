@@ -21,7 +21,13 @@ filters, RRF). A question is a hit@k when any of its evidence turns is in the to
 when all of them are; MRR is the mean of 1/rank of the first evidence turn within the top 10
 (0 when none). Questions none of whose evidence ids exists in the conversation are skipped and
 counted. Baselines over the same turns: BM25 (`bm25s`, Lucene-style idf, English stop words,
-no stemming) and dense-only exact cosine with the same model (numpy, the stored vectors).
+no stemming), dense-only exact cosine with the same model (numpy, the stored vectors), and the
+two fused by the service's own reciprocal-rank fusion (`rrf`, same k, top `RRF_DEPTH` of each):
+what the service's hybrid would score with exact candidates, which separates the cost of the
+fusion itself from that of the service's index candidates and filters. The last baseline is
+BM25 again with `OTHER_TENANT_TEXTS` synthetic texts of other tenants (`bench.recall`'s corpus)
+in its term statistics, dropped from the ranking: it shows what a global fulltext index (one
+for all namespaces, as Neo4j's is) does to per-tenant BM25 ranking.
 
 Categories are numbers in the data. The names shown (1 multi-hop, 2 temporal, 3 open-domain,
 4 single-hop, 5 adversarial) are the mapping used by later evaluations of LoCoMo (e.g. mem0's);
@@ -47,8 +53,9 @@ import numpy as np
 from neo4j import RoutingControl
 
 from bench.common import REPO, summary, torch_threads
-from bench.recall import RoundLog
+from bench.recall import RoundLog, synthetic
 from service.container import Services
+from service.domain.retrieval import rrf
 from service.domain.text import normalise_for_match
 
 DEFAULT_DIR = REPO.parent / "shared" / "corpus" / "benchmarks" / "locomo" / "conversations"
@@ -56,7 +63,17 @@ CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 
 KS = (5, 10)
 LIMIT = 10
 ACTOR = "bench:locomo"
-METHODS = ("service recall", "BM25", "dense cosine")
+METHODS = (
+    "service recall",
+    "BM25",
+    "dense cosine",
+    "RRF(BM25, dense)",
+    "BM25, +10k other-tenant texts",
+)
+#: Texts of "other tenants" mixed into the last baseline's BM25 statistics (bench.recall corpus).
+OTHER_TENANT_TEXTS = 10_000
+#: Candidates per list fused by the RRF baseline (the service's first round: limit x overfetch).
+RRF_DEPTH = 100
 
 
 @dataclass
@@ -263,26 +280,45 @@ def aggregate(per_q: Sequence[dict[str, float]], questions: Sequence[Question]) 
     return {"all": mean(per_q), "by_category": by_cat}
 
 
-def bm25_rank(turns: Sequence[Turn], questions: Sequence[Question]) -> list[list[str]]:
-    """Rank turns by BM25 for each question (top `LIMIT`)."""
+def bm25_rank(
+    turns: Sequence[Turn],
+    questions: Sequence[Question],
+    depth: int = LIMIT,
+    others: Sequence[str] = (),
+) -> list[list[str]]:
+    """Rank turns by BM25 for each question (top `depth`).
+
+    `others` are texts of other tenants indexed with the turns (so they weigh in the term
+    statistics, as in one global fulltext index) and dropped from the ranking afterwards.
+    """
     import bm25s
 
     logging.getLogger("bm25s").setLevel(logging.WARNING)  # it sets DEBUG on import
-    corpus = bm25s.tokenize([t.content for t in turns], stopwords="en", show_progress=False)
+    docs = [t.content for t in turns] + list(others)
     retriever = bm25s.BM25()
-    retriever.index(corpus, show_progress=False)
+    retriever.index(bm25s.tokenize(docs, stopwords="en", show_progress=False), show_progress=False)
     tokens = bm25s.tokenize([q.text for q in questions], stopwords="en", show_progress=False)
-    docs, _ = retriever.retrieve(tokens, k=min(LIMIT, len(turns)), show_progress=False)
-    return [[turns[int(i)].dia_id for i in row] for row in docs]
+    k = min(depth + len(others) if others else depth, len(docs), 2000)
+    found, _ = retriever.retrieve(tokens, k=k, show_progress=False)
+    return [[turns[int(i)].dia_id for i in row if int(i) < len(turns)][:depth] for row in found]
 
 
 def dense_rank(
-    turns: Sequence[Turn], vectors: np.ndarray, query_vectors: np.ndarray
+    turns: Sequence[Turn], vectors: np.ndarray, query_vectors: np.ndarray, depth: int = LIMIT
 ) -> list[list[str]]:
-    """Rank turns by exact cosine (vectors are L2-normalised) for each question (top `LIMIT`)."""
+    """Rank turns by exact cosine (vectors are L2-normalised) for each question (top `depth`)."""
     sims = query_vectors @ vectors.T
-    top = np.argsort(-sims, axis=1)[:, :LIMIT]
+    top = np.argsort(-sims, axis=1)[:, :depth]
     return [[turns[int(i)].dia_id for i in row] for row in top]
+
+
+def rrf_rank(*rankings: list[list[str]], k: int = 60) -> list[list[str]]:
+    """Fuse per-question rankings with the service's own `rrf` (same k); top `LIMIT` each."""
+    out = []
+    for lists in zip(*rankings, strict=True):
+        fused = rrf(lists, k)
+        out.append(sorted(fused, key=lambda d: -fused[d])[:LIMIT])
+    return out
 
 
 def service_rank(
@@ -325,6 +361,7 @@ def evaluate(
         recall_latency_ms, rounds, ingest[]}`.
     """
     convs = conversations(limit)
+    others = [synthetic(i)[1] for i in range(OTHER_TENANT_TEXTS)]
     per_method: dict[str, list[dict[str, float]]] = {m: [] for m in METHODS}
     all_questions: list[Question] = []
     latencies: list[float] = []
@@ -346,9 +383,17 @@ def evaluate(
             qv = np.asarray(
                 services.embedder.encode([q.text for q in conv.questions]), dtype=np.float32
             )
+        bm25 = bm25_rank(conv.turns, conv.questions, RRF_DEPTH)
+        dense = dense_rank(conv.turns, vectors, qv, RRF_DEPTH)
         per_method["service recall"] += scores(ranked, conv.questions)
-        per_method["BM25"] += scores(bm25_rank(conv.turns, conv.questions), conv.questions)
-        per_method["dense cosine"] += scores(dense_rank(conv.turns, vectors, qv), conv.questions)
+        per_method["BM25"] += scores(bm25, conv.questions)
+        per_method["dense cosine"] += scores(dense, conv.questions)
+        per_method["RRF(BM25, dense)"] += scores(
+            rrf_rank(bm25, dense, k=services.settings.rrf_k), conv.questions
+        )
+        per_method["BM25, +10k other-tenant texts"] += scores(
+            bm25_rank(conv.turns, conv.questions, LIMIT, others), conv.questions
+        )
         all_questions += conv.questions
     return {
         "conversations": [c.id for c in convs],

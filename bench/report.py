@@ -9,7 +9,7 @@ from typing import Any
 
 from rich.table import Table
 
-from bench.locomo import CATEGORIES, METHODS
+from bench.locomo import CATEGORIES
 
 
 def _ms(x: float | None) -> str:
@@ -82,7 +82,7 @@ def writes_table(results: list[dict[str, Any]]) -> Table:
 
 def quality_table(q: dict[str, Any]) -> Table:
     """Render LoCoMo recall@k and MRR per method, overall and hit@10 per category."""
-    cats = sorted(q["methods"][METHODS[0]]["by_category"], key=int)
+    cats = sorted(next(iter(q["methods"].values()))["by_category"], key=int)
     t = Table(
         title=(
             f"retrieval quality on LoCoMo: {len(q['conversations'])} conversation(s), "
@@ -91,12 +91,12 @@ def quality_table(q: dict[str, Any]) -> Table:
         title_justify="left",
     )
     cols = ["method", "hit@5", "hit@10", "all@10", "MRR@10"] + [
-        f"hit@10 c{c} {CATEGORIES.get(int(c), '')} (n={q['methods'][METHODS[0]]['by_category'][c]['n']})"
+        f"hit@10 c{c} {CATEGORIES.get(int(c), '')} (n={next(iter(q['methods'].values()))['by_category'][c]['n']})"
         for c in cats
     ]
     for col in cols:
         t.add_column(col, justify="left" if col == "method" else "right")
-    for m in METHODS:
+    for m in q["methods"]:
         a = q["methods"][m]["all"]
         t.add_row(
             m,
@@ -111,9 +111,26 @@ def quality_table(q: dict[str, Any]) -> Table:
 
 def markdown(record: dict[str, Any]) -> str:
     """Return the run's tables as Markdown (what the README's Performance section shows)."""
-    lines: list[str] = []
+    m = record["machine"]
+    lines: list[str] = [
+        f"Run {record['started'][:16]} UTC, `--{record['mode']}`, commit {m['commit']}; "
+        f"{m['cpus']} CPUs ({m['cpu_model']}), {m['mem_gb']} GB, torch threads "
+        f"{m['torch_threads']}; load average {m['loadavg_start']} -> {record['loadavg_end']} "
+        "(the machine is shared).",
+        "",
+    ]
     scale = record["scale"]
     if scale:
+        for r in scale:
+            rss, rounds = r["rss"], r["rounds"]
+            neo = f", Neo4j {rss['neo4j_peak_mb']:.0f} MiB" if rss["neo4j_peak_mb"] else ""
+            lines.append(
+                f"- {_size(r['size'])}: namespace `{r['namespace']}` {r['stored']} memories, "
+                f"database {r['global_memories']} (the vector index is global); recall's vector "
+                f"rounds mean {rounds['mean']:.2f} (max k {rounds['max_k']}); peak RSS service "
+                f"{rss['service_peak_mb']:.0f} MiB{neo}."
+            )
+        lines.append("")
         sizes = [r["size"] for r in scale]
         head = "| what | c | " + " | ".join(
             f"{_size(s)}: p50 / p95 / p99 ms (p50 x floor)" for s in sizes
@@ -146,18 +163,21 @@ def markdown(record: dict[str, Any]) -> str:
             )
     q = record.get("locomo")
     if q:
-        cats = sorted(q["methods"][METHODS[0]]["by_category"], key=int)
+        cats = sorted(next(iter(q["methods"].values()))["by_category"], key=int)
+        lat = q["recall_latency_ms"]
         lines += [
             "",
-            f"LoCoMo, {len(q['conversations'])} conversation(s), {q['questions']} questions: "
-            "hit@k = any evidence turn in the top k.",
+            f"LoCoMo, {len(q['conversations'])} conversation(s), {q['turns']} turns, "
+            f"{q['questions']} questions: hit@k = any evidence turn in the top k (recall@k), "
+            f"all@10 = every evidence turn in the top 10; service recall in-process p50 "
+            f"{lat['p50']:.0f} ms, p95 {lat['p95']:.0f} ms.",
             "",
             "| method | hit@5 | hit@10 | all@10 | MRR@10 | "
             + " | ".join(f"hit@10 {CATEGORIES.get(int(c), c)}" for c in cats)
             + " |",
             "|---|---:|---:|---:|---:|" + "---:|" * len(cats),
         ]
-        for m in METHODS:
+        for m in q["methods"]:
             a = q["methods"][m]["all"]
             per = " | ".join(f"{q['methods'][m]['by_category'][c]['hit@10']:.3f}" for c in cats)
             lines.append(
@@ -219,8 +239,8 @@ def plot(record: dict[str, Any], path: Path) -> None:
     q = record.get("locomo")
     if q:
         metrics = [("hit@5", "recall@5"), ("hit@10", "recall@10"), ("rr", "MRR@10")]
-        width = 0.8 / len(METHODS)
-        for i, m in enumerate(METHODS):
+        width = 0.8 / len(q["methods"])
+        for i, m in enumerate(q["methods"]):
             a = q["methods"][m]["all"]
             xs = [j + i * width for j in range(len(metrics))]
             bars = right.bar(xs, [a[k] for k, _ in metrics], width, label=m)

@@ -427,6 +427,29 @@ def measure_size(
         f"  floors p50: Bolt {f_bolt:.1f} ms, vector {f_vec:.1f} ms, encode {f_enc:.1f} ms "
         f"({threads} torch threads; {reads.p50('encode_1t'):.1f} ms with 1)"
     )
+    # The vector rounds recall ran (k doubles from the first k up to the largest seen), as raw
+    # calls filtered to the namespace in the server (count only, no rows shipped): how much of
+    # recall's Neo4j time the over-fetch loop alone takes.
+    max_k = max(rounds.ks, default=k)
+    series = [k * 2**j for j in range(12) if k * 2**j <= max_k]
+
+    def vector_series(i: int) -> object:
+        for kk in series:
+            driver.execute_query(
+                "CALL db.index.vector.queryNodes($index, $k, $embedding) YIELD node, score "
+                "WHERE node.namespace = $ns RETURN count(node) AS n",
+                {
+                    "index": settings.vector_index,
+                    "k": kk,
+                    "embedding": vectors[q_at(i)],
+                    "ns": namespace,
+                },
+                routing_=RoutingControl.READ,
+                database_=db,
+            )
+        return None
+
+    reads.run(min(n1, 30), {"vector_series": vector_series}, warmup=1)
 
     # -- writes at concurrency 1, interleaved ------------------------------------------------------
     writer = Writer(namespace=namespace, origin="user", actor=LOAD_ACTOR)
@@ -586,6 +609,10 @@ def measure_size(
         row(f"floor: encode one query ({threads} torch threads)", 1, rs["encode"], note="as the service"),
         row("part: encode one query, 1 torch thread", 1, rs["encode_1t"]),
         row(f"part: raw fulltext queryNodes k={k}", 1, rs["fulltext"]),
+        row(
+            f"part: raw vector rounds k={series[0]}..{series[-1]} ({len(series)} calls)",
+            1, rs["vector_series"], note="the over-fetch loop recall ran, namespace filter, count only",
+        ),
         c1("POST /v1/recall", rs["http_recall"], recall_floor, shorts(short["recall"])),
         load_row("POST /v1/recall", rr8, floor=recall_floor[0], floor_ms=recall_floor[1], note=shorts(short8["recall"])),
         c1("recall in-process (no HTTP)", rs["inproc_recall"], recall_floor),
