@@ -120,6 +120,7 @@ import numpy as np
 
 from service.domain.memories import MemoryService, Writer, utcnow
 from service.domain.models import Origin, StepDraft, StepKind, TraceDraft
+from service.domain.quality import NEGATIONS as QUALITY_NEGATIONS
 from service.domain.reasoning import ReasoningService
 from service.errors import (
     ConflictError,
@@ -143,37 +144,10 @@ _NAMESPACE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
 _EXCERPT_CHARS = 200
 
-#: Words that negate what a sentence says (a cue of opposition).
-NEGATIONS: frozenset[str] = frozenset(
-    {
-        "not",
-        "no",
-        "never",
-        "none",
-        "nobody",
-        "nothing",
-        "neither",
-        "nor",
-        "without",
-        "cannot",
-        "can't",
-        "don't",
-        "doesn't",
-        "didn't",
-        "isn't",
-        "aren't",
-        "wasn't",
-        "weren't",
-        "won't",
-        "wouldn't",
-        "shouldn't",
-        "couldn't",
-        "hasn't",
-        "haven't",
-        "hadn't",
-        "mustn't",
-        "ain't",
-    }
+#: Words that negate what a sentence says (a cue of opposition): the quality gate's list plus
+#: negative pronouns, which negate a whole statement about a subject.
+NEGATIONS: frozenset[str] = QUALITY_NEGATIONS | frozenset(
+    {"ain't", "mustn't", "neither", "nobody", "nothing"}
 )
 
 #: Antonyms: the "negative" member -> the member it is mapped to when comparing texts.
