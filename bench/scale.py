@@ -610,8 +610,8 @@ def measure_size(
         row("part: encode one query, 1 torch thread", 1, rs["encode_1t"]),
         row(f"part: raw fulltext queryNodes k={k}", 1, rs["fulltext"]),
         row(
-            f"part: raw vector rounds k={series[0]}..{series[-1]} ({len(series)} calls)",
-            1, rs["vector_series"], note="the over-fetch loop recall ran, namespace filter, count only",
+            "part: recall's vector rounds, raw", 1, rs["vector_series"],
+            note=f"k={series[0]}..{series[-1]}: {len(series)} calls, namespace filter, count only",
         ),
         c1("POST /v1/recall", rs["http_recall"], recall_floor, shorts(short["recall"])),
         load_row("POST /v1/recall", rr8, floor=recall_floor[0], floor_ms=recall_floor[1], note=shorts(short8["recall"])),
