@@ -78,12 +78,12 @@ def run_load(
             barrier.wait(timeout=600)
             while True:
                 with lock:
-                    i = next(cursor, None)
-                if i is None:
+                    nxt = next(cursor, None)
+                if nxt is None:
                     return
                 t0 = time.perf_counter()
                 try:
-                    response = requests[i](client)
+                    response = requests[nxt](client)
                     ok = response.status_code in expect
                     detail = f"{response.status_code} {response.text[:300]}"
                 except httpx.HTTPError as exc:

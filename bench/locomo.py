@@ -46,6 +46,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +58,7 @@ from bench.recall import RoundLog, synthetic
 from service.container import Services
 from service.domain.retrieval import rrf
 from service.domain.text import normalise_for_match
+from service.graph.repository import Row, Tx
 
 DEFAULT_DIR = REPO.parent / "shared" / "corpus" / "benchmarks" / "locomo" / "conversations"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
@@ -241,8 +243,13 @@ def ingest(services: Services, conv: Conversation) -> tuple[np.ndarray, dict[str
     t1 = time.perf_counter()
     for start in range(0, len(rows), 500):
         batch = rows[start : start + 500]
-        services.graph.write(lambda tx, b=batch: tx.one("bench/create_memories", {"rows": b}))
+        services.graph.write(partial(write_rows, rows=batch))
     return vectors, {"reused": False, "embed_s": embed_s, "write_s": time.perf_counter() - t1}
+
+
+def write_rows(tx: Tx, rows: list[dict[str, Any]]) -> Row | None:
+    """Write one batch of `bench/create_memories` rows in the given transaction."""
+    return tx.one("bench/create_memories", {"rows": rows})
 
 
 def scores(

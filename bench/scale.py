@@ -36,6 +36,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any
 
 import httpx
@@ -43,6 +44,7 @@ from neo4j import RoutingControl
 
 from bench.common import neo4j_pid, proc_status_kb, summary
 from bench.load import LoadResult, Request, run_load
+from bench.locomo import write_rows
 from bench.recall import RoundLog, ensure_corpus, questions, stored, synthetic
 from bench.service_process import ServiceProcess
 from bench.workload import LOAD_OFFSET, memory_body, trace_body
@@ -245,7 +247,7 @@ def measure_bulk(
             for (kind, text, origin), vector in zip(items, vectors, strict=True)
         ]
         t2 = time.perf_counter()
-        services.graph.write(lambda tx, rows=rows: tx.one("bench/create_memories", {"rows": rows}))
+        services.graph.write(partial(write_rows, rows=rows))
         write_s += time.perf_counter() - t2
     embed_rate = embedded[threads] / embed_s[threads] if embed_s[threads] else float("nan")
     embed_rate_1 = embedded[1] / embed_s[1] if embed_s[1] and threads != 1 else embed_rate
