@@ -71,7 +71,7 @@ def build_services(settings: Settings, embedder: Embedder | None = None) -> Serv
         SchemaError: the vector index's dimension differs from the model's.
         EmbeddingError: the model cannot be loaded.
     """
-    registry = QueryRegistry.load(settings.cypher_dir)
+    registry = QueryRegistry.production(settings.cypher_dir)
     driver = create_driver(settings)
     try:
         graph = Graph(driver, registry, settings.neo4j_database, settings.query_timeout_s)

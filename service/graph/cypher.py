@@ -16,6 +16,7 @@ the statement (after stripping comments and string literals, as datasette's
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, LiteralString, cast
@@ -126,24 +127,38 @@ def parse_query(name: str, text: str) -> NamedQuery:
     )
 
 
+#: Folders below `cypher/` holding dev-only queries (benchmarks, Browser examples): never part of
+#: the service's registry; `QueryRegistry.dev` loads them.
+DEV_FOLDERS: tuple[str, ...] = ("bench", "browser")
+
+
 class QueryRegistry:
-    """All named queries of a `cypher/` folder, validated once at start-up."""
+    """The named queries of a `cypher/` folder (or some of its folders), validated once."""
 
     def __init__(self, queries: dict[str, NamedQuery]) -> None:
         self._queries = queries
 
     @classmethod
-    def load(cls, root: Path) -> QueryRegistry:
-        """Load every `*.cypher` below `root`.
+    def load(
+        cls,
+        root: Path,
+        *,
+        only: Sequence[str] | None = None,
+        exclude: Sequence[str] = (),
+    ) -> QueryRegistry:
+        """Load the `*.cypher` files below `root`, or below some of its top-level folders.
 
         Args:
             root: the `cypher/` folder.
+            only: load only these top-level folders (e.g. `("bench",)`); None = every folder.
+            exclude: skip these top-level folders (e.g. `DEV_FOLDERS`).
 
         Returns:
             The registry.
 
         Raises:
-            CypherFileError: the folder is missing or any file is invalid (all errors listed).
+            CypherFileError: the folder is missing or any loaded file is invalid (all errors
+                listed).
         """
         if not root.is_dir():
             raise CypherFileError(f"cypher folder not found: {root}")
@@ -151,6 +166,9 @@ class QueryRegistry:
         errors: list[str] = []
         for path in sorted(root.rglob("*.cypher")):
             name = path.relative_to(root).with_suffix("").as_posix()
+            folder = name.split("/", 1)[0]
+            if (only is not None and folder not in only) or folder in exclude:
+                continue
             try:
                 queries[name] = parse_query(name, path.read_text(encoding="utf-8"))
             except CypherFileError as exc:
@@ -158,6 +176,24 @@ class QueryRegistry:
         if errors:
             raise CypherFileError("invalid Cypher files:\n" + "\n".join(errors))
         return cls(queries)
+
+    @classmethod
+    def production(cls, root: Path) -> QueryRegistry:
+        """Load the service's queries: every folder but `DEV_FOLDERS` (names are `QueryName`s).
+
+        Raises:
+            CypherFileError: see `load`.
+        """
+        return cls.load(root, exclude=DEV_FOLDERS)
+
+    @classmethod
+    def dev(cls, root: Path) -> QueryRegistry:
+        """Load only the dev-only queries of `DEV_FOLDERS` (names are `DevQueryName`s).
+
+        Raises:
+            CypherFileError: see `load`.
+        """
+        return cls.load(root, only=DEV_FOLDERS)
 
     def __getitem__(self, name: str) -> NamedQuery:
         """Return the query called `name`.
@@ -170,7 +206,7 @@ class QueryRegistry:
     def __contains__(self, name: object) -> bool:
         return name in self._queries
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[NamedQuery]:
         return iter(self._queries.values())
 
     def __len__(self) -> int:

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from service.errors import CypherFileError
-from service.graph.cypher import QueryRegistry, parse_query
+from service.graph.cypher import DEV_FOLDERS, QueryRegistry, parse_query
+from service.graph.query_names import DevQueryName, QueryName
 from service.settings import Settings
 
 GOOD = """// Get one memory.
@@ -76,3 +77,29 @@ def test_apostrophes_in_comments_and_slashes_in_strings() -> None:
         "'$not_a_param either'", "'http://example.org/$not_a_param'"
     )
     assert parse_query("memory/get", text).params == {"namespace", "memory_id"}
+
+
+def _files(root: Path) -> set[str]:
+    return {p.relative_to(root).with_suffix("").as_posix() for p in root.rglob("*.cypher")}
+
+
+def test_query_name_members_equal_the_production_files() -> None:
+    root = Settings().cypher_dir
+    files = _files(root)
+    production = {f for f in files if f.split("/")[0] not in DEV_FOLDERS}
+    assert {q.value for q in QueryName} == production
+    assert {q.value for q in DevQueryName} == files - production
+    for member in [*QueryName, *DevQueryName]:
+        assert member.name == member.value.replace("/", "_").upper()
+
+
+def test_dev_queries_stay_out_of_the_production_registry() -> None:
+    root = Settings().cypher_dir
+    production = QueryRegistry.production(root)
+    dev = QueryRegistry.dev(root)
+    assert {q.name for q in production} == {q.value for q in QueryName}
+    assert {q.name for q in dev} == {q.value for q in DevQueryName}
+    assert "bench/create_memories" not in production
+    assert DevQueryName.BENCH_CREATE_MEMORIES in dev
+    # The unfiltered load (used by the EXPLAIN-every-file test) still holds them all.
+    assert len(QueryRegistry.load(root)) == len(production) + len(dev)
