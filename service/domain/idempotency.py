@@ -9,6 +9,7 @@ from typing import Any
 
 from service.domain.memories import utcnow
 from service.errors import ConflictError, InvalidInputError
+from service.graph.query_names import QueryName
 from service.graph.repository import Graph
 
 
@@ -37,7 +38,7 @@ class IdempotencyService:
         Raises:
             InvalidInputError: the key was used before for a different request.
         """
-        row = self.graph.one("idempotency/get_record", {"namespace": namespace, "key": key})
+        row = self.graph.one(QueryName.IDEMPOTENCY_GET_RECORD, {"namespace": namespace, "key": key})
         if row is None:
             return None
         if row["request_hash"] != digest:
@@ -48,7 +49,7 @@ class IdempotencyService:
         """Store the answer; a concurrent duplicate keeps the first one."""
         try:
             self.graph.run(
-                "idempotency/create_record",
+                QueryName.IDEMPOTENCY_CREATE_RECORD,
                 {
                     "namespace": namespace,
                     "key": key,

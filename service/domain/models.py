@@ -81,6 +81,38 @@ class Change(StrEnum):
 
 
 @dataclass(frozen=True)
+class Writer:
+    """Who writes: the tenant, the door (origin) and the actor's name."""
+
+    namespace: str
+    origin: str
+    actor: str
+
+
+@dataclass(frozen=True)
+class NewMemory:
+    """A memory a client asks to create (`POST /v1/memories`); times timezone-aware UTC.
+
+    Attributes:
+        kind: a writable `Kind` value (not `reasoning`).
+        content: the text, cleaned and checked by the store.
+        subject: with `attribute`, a fact's key; both or neither.
+        metadata: a JSON object, stored as JSON text.
+    """
+
+    kind: str
+    content: str
+    subject: str | None = None
+    attribute: str | None = None
+    confidence: float | None = None
+    status: str | None = None
+    trigger: str | None = None
+    metadata: dict[str, Any] | None = None
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+
+
+@dataclass(frozen=True)
 class Provenance:
     """Who wrote a version: the door (`origin`) and the actor's free-form name."""
 

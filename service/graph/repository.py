@@ -2,7 +2,8 @@
 
 Every query is looked up by name in the `QueryRegistry`, its parameters are checked against the
 file's declaration before anything is sent, its result shape against the file's `returns:`,
-and Neo4j temporal values come back as native timezone-aware `datetime`s.
+and Neo4j temporal values come back as native timezone-aware `datetime`s. Rows that are stored
+memories or traces are mapped to the frozen records of `service.graph.records` here.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from neo4j.time import Date, DateTime, Duration, Time
 
 from service.errors import ConflictError, GraphUnavailableError, RationaleError
 from service.graph.cypher import NamedQuery, QueryRegistry
+from service.graph.records import MemoryRecord, TraceRecord
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +69,38 @@ def translate_errors() -> Iterator[None]:
         raise GraphUnavailableError(f"Neo4j is unavailable: {exc}") from exc
 
 
-class Tx:
+class Runner:
+    """Typed reads shared by `Graph` (own transaction) and `Tx` (inside a unit of work)."""
+
+    def run(self, name: str, params: Mapping[str, Any]) -> list[Row]:
+        """Run the named query; see `Graph.run` and `Tx.run`."""
+        raise NotImplementedError
+
+    def one(self, name: str, params: Mapping[str, Any]) -> Row | None:
+        """Run a query and return its only row, or None."""
+        rows = self.run(name, params)
+        return rows[0] if rows else None
+
+    def mapped(self, name: str, params: Mapping[str, Any], from_row: Callable[[Row], T]) -> list[T]:
+        """Run a query and map every row with `from_row` (e.g. `DependentRecord.from_row`)."""
+        return [from_row(r) for r in self.run(name, params)]
+
+    def memory(self, name: str, params: Mapping[str, Any]) -> MemoryRecord | None:
+        """Run a query whose `memory` column is a stored memory; return its only row, or None."""
+        row = self.one(name, params)
+        return None if row is None else MemoryRecord.from_props(row["memory"])
+
+    def memories(self, name: str, params: Mapping[str, Any]) -> list[MemoryRecord]:
+        """Run a query whose `memory` column is a stored memory; return every row's record."""
+        return [MemoryRecord.from_props(r["memory"]) for r in self.run(name, params)]
+
+    def trace(self, name: str, params: Mapping[str, Any]) -> TraceRecord | None:
+        """Run a `reasoning/get_trace`-shaped query; return the trace, or None."""
+        row = self.one(name, params)
+        return None if row is None else TraceRecord.from_row(row)
+
+
+class Tx(Runner):
     """A transaction handle that runs named queries only."""
 
     def __init__(self, graph: Graph, tx: ManagedTransaction) -> None:
@@ -90,13 +123,8 @@ class Tx:
         _check_shape(query, rows)
         return rows
 
-    def one(self, name: str, params: Mapping[str, Any]) -> Row | None:
-        """Run a query and return its only row, or None."""
-        rows = self.run(name, params)
-        return rows[0] if rows else None
 
-
-class Graph:
+class Graph(Runner):
     """Runs named queries on the shared driver.
 
     Args:
@@ -155,11 +183,6 @@ class Graph:
                 rows = [to_native(r.data()) for r in records]
         _check_shape(query, rows)
         return rows
-
-    def one(self, name: str, params: Mapping[str, Any]) -> Row | None:
-        """Run a query and return its only row, or None."""
-        rows = self.run(name, params)
-        return rows[0] if rows else None
 
     def write(self, work: Callable[[Tx], T]) -> T:
         """Run `work` in one write transaction: it commits entirely or not at all.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Annotated
 
 from fastapi import APIRouter, Header, Query, Request
@@ -9,6 +10,7 @@ from fastapi.responses import JSONResponse
 
 from service.api.deps import ReadPrincipal, ServicesDep, WritePrincipal, user_writer
 from service.api.idempotent import respond
+from service.domain.models import NewMemory
 from service.errors import InvalidInputError
 from service.schemas import (
     InvalidateRequest,
@@ -32,9 +34,9 @@ def create_memory(
 
     def call() -> tuple[int, object]:
         memory, created = services.memories.create(
-            user_writer(principal, body.actor), body.model_dump(exclude={"actor"})
+            user_writer(principal, body.actor), NewMemory(**body.model_dump(exclude={"actor"}))
         )
-        return (201 if created else 200), {**memory, "created": created}
+        return (201 if created else 200), {**asdict(memory), "created": created}
 
     return respond(services, principal, request, body, call)
 
@@ -52,7 +54,7 @@ def read_memory(
     ] = None,
 ) -> dict[str, object]:
     """Return the current version, or the one believed at `known_at` about `as_of`."""
-    return services.memories.get(principal.namespace, memory_id, as_of, known_at)
+    return asdict(services.memories.get(principal.namespace, memory_id, as_of, known_at))
 
 
 @router.patch("/{memory_id}", response_model=MemoryPublic)
@@ -70,11 +72,13 @@ def update_memory(
         expected = int(if_match.strip().strip('"').removeprefix("W/").strip('"'))
     except ValueError as exc:
         raise InvalidInputError("If-Match must be the version number you read") from exc
-    return services.memories.update(
-        user_writer(principal, body.actor),
-        memory_id,
-        expected,
-        body.model_dump(exclude={"actor"}, exclude_unset=True),
+    return asdict(
+        services.memories.update(
+            user_writer(principal, body.actor),
+            memory_id,
+            expected,
+            body.model_dump(exclude={"actor"}, exclude_unset=True),
+        )
     )
 
 
@@ -89,8 +93,10 @@ def invalidate_memory(
     """Close valid time: it stopped being true at `valid_to` (default now)."""
 
     def call() -> tuple[int, object]:
-        return 200, services.memories.invalidate(
-            user_writer(principal, body.actor), memory_id, body.valid_to, body.reason
+        return 200, asdict(
+            services.memories.invalidate(
+                user_writer(principal, body.actor), memory_id, body.valid_to, body.reason
+            )
         )
 
     return respond(services, principal, request, body, call)
@@ -107,8 +113,8 @@ def retract_memory(
     """Close system time with no successor; history keeps it."""
 
     def call() -> tuple[int, object]:
-        return 200, services.memories.retract(
-            user_writer(principal, body.actor), memory_id, body.reason
+        return 200, asdict(
+            services.memories.retract(user_writer(principal, body.actor), memory_id, body.reason)
         )
 
     return respond(services, principal, request, body, call)
@@ -120,4 +126,4 @@ def read_history(
 ) -> dict[str, object]:
     """Return every version with its four times and both provenances, oldest first."""
     items = services.memories.history(principal.namespace, memory_id)
-    return {"items": items, "count": len(items)}
+    return {"items": [asdict(m) for m in items], "count": len(items)}

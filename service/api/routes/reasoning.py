@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
@@ -33,7 +35,7 @@ def record_trace(
             gate=True,
             self_assessment=body.self_assessment,
         )
-        return 201, trace
+        return 201, asdict(trace)
 
     return respond(services, principal, request, body, call)
 
@@ -41,7 +43,7 @@ def record_trace(
 @router.get("/v1/reasoning/{trace_id}", response_model=TracePublic)
 def read_trace(trace_id: str, services: ServicesDep, principal: ReadPrincipal) -> dict[str, object]:
     """Return one trace with its steps in order."""
-    return services.reasoning.get(principal.namespace, trace_id)
+    return asdict(services.reasoning.get(principal.namespace, trace_id))
 
 
 @router.get("/v1/memories/{memory_id}/lineage", response_model=LineagePublic)
@@ -49,7 +51,7 @@ def read_lineage(
     memory_id: str, services: ServicesDep, principal: ReadPrincipal
 ) -> dict[str, object]:
     """Return the memory's versions and every trace that produced any of them (origin shown)."""
-    return services.reasoning.lineage(principal.namespace, memory_id)
+    return asdict(services.reasoning.lineage(principal.namespace, memory_id))
 
 
 @router.post("/v1/memories/{memory_id}/challenge", response_model=ChallengePublic)
@@ -63,8 +65,8 @@ def challenge_memory(
     """Return lineage plus the steps to revisit; a decision becomes `challenged`."""
 
     def call() -> tuple[int, object]:
-        return 200, services.reasoning.challenge(
-            user_writer(principal, body.actor), memory_id, body.reason
+        return 200, asdict(
+            services.reasoning.challenge(user_writer(principal, body.actor), memory_id, body.reason)
         )
 
     return respond(services, principal, request, body, call)
@@ -76,4 +78,4 @@ def read_dependents(
 ) -> dict[str, object]:
     """Return the decisions resting on reasoning that cites this memory (any version)."""
     items = services.reasoning.dependents(principal.namespace, memory_id)
-    return {"items": items, "count": len(items)}
+    return {"items": [asdict(m) for m in items], "count": len(items)}

@@ -1,0 +1,65 @@
+"""The public shape of one memory version (DESIGN §8), mapped from the stored record."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from service.domain.models import Provenance
+from service.graph.records import MemoryRecord
+
+
+@dataclass(frozen=True)
+class Memory:
+    """One memory version as clients see it: four times, both provenances, kind-specific fields.
+
+    Times are timezone-aware UTC datetimes; `metadata` is the decoded JSON object, or None.
+    """
+
+    memory_id: str
+    uid: str
+    version: int
+    kind: str
+    content: str
+    valid_from: datetime
+    valid_to: datetime | None
+    system_from: datetime
+    system_to: datetime | None
+    created_by: Provenance
+    last_modified_by: Provenance
+    subject: str | None
+    attribute: str | None
+    confidence: float | None
+    status: str | None
+    trigger: str | None
+    metadata: dict[str, Any] | None
+
+
+def provenance(origin: str | None, actor: str | None) -> Provenance:
+    """Return a provenance, `unknown` for what was not recorded."""
+    return Provenance(origin=origin or "unknown", actor=actor or "unknown")
+
+
+def memory_public(record: MemoryRecord) -> Memory:
+    """Map a stored memory version to its public shape."""
+    return Memory(
+        memory_id=record.memory_id,
+        uid=record.uid,
+        version=record.version,
+        kind=record.kind,
+        content=record.content,
+        valid_from=record.valid_from,
+        valid_to=record.valid_to,
+        system_from=record.system_from,
+        system_to=record.system_to,
+        created_by=provenance(record.created_by_origin, record.created_by_actor),
+        last_modified_by=provenance(record.last_modified_by_origin, record.last_modified_by_actor),
+        subject=record.subject,
+        attribute=record.attribute,
+        confidence=record.confidence,
+        status=record.status,
+        trigger=record.trigger,
+        metadata=json.loads(record.metadata_json) if record.metadata_json else None,
+    )

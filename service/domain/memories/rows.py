@@ -1,0 +1,129 @@
+"""The one builder of a new `:Memory` node's properties, used by the store and the benchmarks."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from service.domain.models import Kind, Writer
+from service.domain.text import check_json, normalise_for_match
+from service.errors import TooLargeError
+
+#: Properties a new version copies from the one before unless the change sets them.
+VERSIONED_FIELDS = (
+    "namespace",
+    "memory_id",
+    "kind",
+    "content",
+    "content_norm",
+    "subject",
+    "attribute",
+    "confidence",
+    "status",
+    "trigger",
+    "metadata_json",
+    "valid_from",
+    "valid_to",
+    "created_by_origin",
+    "created_by_actor",
+    "task_text",
+    "conclusion",
+    "quality_score",
+    "quality_issues",
+    "quality_verdict",
+    "quality_json",
+    "step_count",
+    "source_id",
+)
+MAX_METADATA_BYTES = 65_536
+
+
+def utcnow() -> datetime:
+    """Return the current time, timezone-aware UTC (Neo4j keeps microseconds... and nanoseconds)."""
+    return datetime.now(UTC)
+
+
+def encode_metadata(metadata: dict[str, Any] | None) -> str | None:
+    """Serialise metadata for storage (Neo4j properties cannot hold maps).
+
+    Raises:
+        TooLargeError: the JSON is over `MAX_METADATA_BYTES`.
+    """
+    if metadata is None:
+        return None
+    check_json(metadata, field="metadata")
+    text = json.dumps(metadata, ensure_ascii=False, sort_keys=True, allow_nan=False)
+    if len(text.encode("utf-8")) > MAX_METADATA_BYTES:
+        raise TooLargeError(f"metadata: over {MAX_METADATA_BYTES} bytes as JSON")
+    return text
+
+
+def build_memory_row(
+    writer: Writer,
+    kind: str,
+    content: str,
+    embedding: list[float],
+    *,
+    now: datetime,
+    subject: str | None = None,
+    attribute: str | None = None,
+    confidence: float | None = None,
+    status: str | None = None,
+    trigger: str | None = None,
+    metadata_json: str | None = None,
+    valid_from: datetime | None = None,
+    valid_to: datetime | None = None,
+) -> dict[str, Any]:
+    """Build the properties of version 1 of a new memory (the `props` of `memory/create_memory`).
+
+    No validation happens here: the store validates first (`MemoryService.new_props`); the
+    benchmarks call this directly with clean synthetic text, so their corpora are stored exactly
+    as the service stores a memory. A decision without a status gets `active`.
+
+    Args:
+        writer: namespace, door (origin) and actor; both provenances start as the writer.
+        kind: a `Kind` value.
+        content: the memory's text, already cleaned.
+        embedding: list[float], len == settings.embedding_dim, L2-normalised.
+        now: the write's system time (timezone-aware UTC datetime); `system_from`.
+        subject: a fact's key subject, or None.
+        attribute: a fact's key attribute, or None.
+        confidence: in [0, 1], or None.
+        status: a decision's status, or None (`active` for a decision).
+        trigger: a procedure's trigger, or None.
+        metadata_json: metadata serialised by `encode_metadata`, or None.
+        valid_from: start of valid time (timezone-aware UTC datetime); default `now`.
+        valid_to: end of valid time, or None (open).
+
+    Returns:
+        The property map: fresh `uid` and `memory_id`, `version` 1, `content_norm`, the four
+        times and both provenances.
+    """
+    if kind == Kind.DECISION and status is None:
+        status = "active"
+    return {
+        "uid": str(uuid.uuid4()),
+        "namespace": writer.namespace,
+        "memory_id": str(uuid.uuid4()),
+        "version": 1,
+        "kind": str(kind),
+        "content": content,
+        "content_norm": normalise_for_match(content),
+        "subject": subject,
+        "attribute": attribute,
+        "confidence": confidence,
+        "status": status,
+        "trigger": trigger,
+        "metadata_json": metadata_json,
+        "embedding": embedding,
+        "valid_from": valid_from or now,
+        "valid_to": valid_to,
+        "system_from": now,
+        "system_to": None,
+        "created_by_origin": writer.origin,
+        "created_by_actor": writer.actor,
+        "last_modified_by_origin": writer.origin,
+        "last_modified_by_actor": writer.actor,
+    }

@@ -1,0 +1,344 @@
+"""Writing memories: create (keyed facts included), new versions, invalidate, retract.
+
+Nothing is overwritten: a change is a new version node that `SUPERSEDES` the one before, which
+gets `system_to` (DESIGN §3, §4). Keyed facts (`subject` + `attribute`) are one value of a key:
+a new value closes the previous value's valid time at its own `valid_from`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from service.domain.memories.keyed import place_keyed_value
+from service.domain.memories.public import Memory, memory_public
+from service.domain.memories.rows import (
+    build_memory_row,
+    encode_metadata,
+    utcnow,
+)
+from service.domain.memories.versions import MemoryVersions
+from service.domain.models import KIND_LABELS, WRITABLE_KINDS, Kind, NewMemory, Writer
+from service.domain.text import clean_text
+from service.embeddings import Embedder
+from service.errors import (
+    InvalidInputError,
+    VersionConflict,
+)
+from service.graph.query_names import QueryName
+from service.graph.records import MemoryRecord
+from service.graph.repository import Graph, Tx
+
+
+class MemoryService(MemoryVersions):
+    """Use cases on plain memories (facts, decisions, procedures, observations).
+
+    Args:
+        graph: the query runner.
+        embedder: turns content into the stored embedding.
+        max_content_chars: the documented size limit of `content`.
+    """
+
+    def __init__(self, graph: Graph, embedder: Embedder, max_content_chars: int) -> None:
+        super().__init__(graph, embedder)
+        self.max_content_chars = max_content_chars
+
+    # -- building blocks shared with reasoning, ingestion and maintenance -----------------
+
+    def new_props(
+        self,
+        writer: Writer,
+        kind: str,
+        content: str,
+        *,
+        now: datetime,
+        embedding: list[float] | None = None,
+        subject: str | None = None,
+        attribute: str | None = None,
+        confidence: float | None = None,
+        status: str | None = None,
+        trigger: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        valid_from: datetime | None = None,
+        valid_to: datetime | None = None,
+    ) -> dict[str, Any]:
+        """Validate and build the properties of version 1 of a new memory.
+
+        Returns:
+            The property map for `memory/create_memory` (`props`).
+
+        Raises:
+            InvalidInputError: bad kind, half a key, `valid_to` not after `valid_from`, bad text.
+            TooLargeError: content or metadata over the limits.
+        """
+        if kind not in {k.value for k in Kind}:
+            raise InvalidInputError(f"kind: unknown kind {kind!r}")
+        content = clean_text(content, field="content", max_chars=self.max_content_chars)
+        if (subject is None) != (attribute is None):
+            raise InvalidInputError("subject and attribute form a key: give both or neither")
+        if subject is not None and kind != Kind.FACT:
+            raise InvalidInputError("only facts have a key (subject + attribute)")
+        if subject is not None and attribute is not None:
+            subject = clean_text(subject, field="subject", max_chars=512)
+            attribute = clean_text(attribute, field="attribute", max_chars=512)
+        if trigger is not None:
+            if kind != Kind.PROCEDURE:
+                raise InvalidInputError("only procedures have a trigger")
+            trigger = clean_text(trigger, field="trigger", max_chars=2000)
+        if status is not None and kind != Kind.DECISION:
+            raise InvalidInputError("only decisions have a status")
+        valid_from = valid_from or now
+        if valid_to is not None and valid_to <= valid_from:
+            raise InvalidInputError("valid_to must be after valid_from")
+        if embedding is None:
+            embedding = self.embedder.encode([content])[0]
+        return build_memory_row(
+            writer,
+            kind,
+            content,
+            embedding,
+            now=now,
+            subject=subject,
+            attribute=attribute,
+            confidence=confidence,
+            status=status,
+            trigger=trigger,
+            metadata_json=encode_metadata(metadata),
+            valid_from=valid_from,
+            valid_to=valid_to,
+        )
+
+    def create_in(
+        self, tx: Tx, props: dict[str, Any], now: datetime, writer: Writer
+    ) -> tuple[MemoryRecord, bool]:
+        """Create a memory inside a transaction, idempotently, applying the keyed-fact rule.
+
+        Args:
+            tx: the open write transaction.
+            props: from `new_props`.
+            now: the write's system time.
+            writer: who writes.
+
+        Returns:
+            `(stored version, created)`; `created` is False when an equal current memory
+            (same kind, namespace, key and normalised content) already existed.
+        """
+        existing = tx.memory(
+            QueryName.MEMORY_FIND_EQUAL_MEMORY,
+            {
+                "namespace": props["namespace"],
+                "kind": props["kind"],
+                "content_norm": props["content_norm"],
+                "subject": props["subject"],
+                "attribute": props["attribute"],
+            },
+        )
+        if existing is not None:
+            return existing, False
+        keyed = props["subject"] is not None
+        previous: list[MemoryRecord] = []
+        corrected: list[MemoryRecord] = []
+        if keyed:
+            key = {
+                "namespace": props["namespace"],
+                "subject": props["subject"],
+                "attribute": props["attribute"],
+            }
+            tx.run(QueryName.MEMORY_LOCK_KEY, {**key, "now": now})
+            values = tx.memories(QueryName.MEMORY_GET_KEY_CURRENT, key)
+            props, previous, corrected = place_keyed_value(props, values)
+        created = tx.memory(
+            QueryName.MEMORY_CREATE_MEMORY,
+            {"label": KIND_LABELS[Kind(props["kind"])], "props": props},
+        )
+        assert created is not None
+        for old in corrected:
+            # Same start as the new value: the old one was wrong from the start, so it is
+            # closed in system time (no successor version) and the new value supersedes it.
+            closed_old = tx.memory(
+                QueryName.MEMORY_RETRACT_MEMORY,
+                {
+                    "namespace": props["namespace"],
+                    "memory_id": old.memory_id,
+                    "now": now,
+                    "reason": "corrected by a new value of the same key from the same time",
+                    "origin": writer.origin,
+                    "actor": writer.actor,
+                },
+            )
+            if closed_old is None:
+                raise VersionConflict(f"memory {old.memory_id} was changed concurrently")
+            tx.run(
+                QueryName.MEMORY_LINK_SUPERSEDES,
+                {
+                    "namespace": props["namespace"],
+                    "new_uid": created.uid,
+                    "old_uid": closed_old.uid,
+                    "reason": "corrected value of the same key",
+                    "origin": writer.origin,
+                    "actor": writer.actor,
+                    "now": now,
+                },
+            )
+        for old in previous:
+            closed = self.version_in(
+                tx,
+                old,
+                {"valid_to": props["valid_from"]},
+                writer,
+                now,
+                reason="keyed value replaced",
+            )
+            tx.run(
+                QueryName.MEMORY_LINK_SUPERSEDES,
+                {
+                    "namespace": props["namespace"],
+                    "new_uid": created.uid,
+                    "old_uid": closed.uid,
+                    "reason": "new value of the same key",
+                    "origin": writer.origin,
+                    "actor": writer.actor,
+                    "now": now,
+                },
+            )
+        return created, True
+
+    # -- use cases ------------------------------------------------------------------------
+
+    def create(self, writer: Writer, body: NewMemory) -> tuple[Memory, bool]:
+        """Create a memory (`POST /v1/memories`).
+
+        Args:
+            writer: namespace, door and actor.
+            body: what to create (times timezone-aware UTC).
+
+        Returns:
+            `(public memory, created)`.
+
+        Raises:
+            InvalidInputError, TooLargeError: see `new_props`.
+        """
+        kind = body.kind
+        if kind not in {k.value for k in WRITABLE_KINDS}:
+            raise InvalidInputError(f"kind: {kind!r} cannot be created here")
+        now = utcnow()
+        props = self.new_props(
+            writer,
+            kind,
+            body.content,
+            now=now,
+            subject=body.subject,
+            attribute=body.attribute,
+            confidence=body.confidence,
+            status=body.status,
+            trigger=body.trigger,
+            metadata=body.metadata,
+            valid_from=body.valid_from,
+            valid_to=body.valid_to,
+        )
+        record, created = self.graph.write(lambda tx: self.create_in(tx, props, now, writer))
+        return memory_public(record), created
+
+    def update(
+        self, writer: Writer, memory_id: str, expected_version: int, body: Mapping[str, Any]
+    ) -> Memory:
+        """Write a new version with the given changes (`PATCH`, optimistic concurrency).
+
+        Args:
+            writer: who writes.
+            memory_id: the memory.
+            expected_version: the version the client read (`If-Match`).
+            body: the fields of `MemoryUpdate` that were sent (`exclude_unset`: a field sent
+                as null clears it, an absent one is kept).
+
+        Raises:
+            MemoryNotFound: no current version.
+            VersionConflict: `expected_version` is not current (409).
+            InvalidInputError: nothing to change, or a rule is broken.
+        """
+        changes: dict[str, Any] = {}
+        for field in ("confidence", "status", "valid_from", "valid_to"):
+            if field in body:
+                changes[field] = body[field]
+        if "content" in body:
+            changes["content"] = clean_text(
+                body["content"], field="content", max_chars=self.max_content_chars
+            )
+        if "trigger" in body:
+            trigger = body["trigger"]
+            changes["trigger"] = (
+                clean_text(trigger, field="trigger", max_chars=2000) if trigger else None
+            )
+        if "metadata" in body:
+            changes["metadata_json"] = encode_metadata(body["metadata"])
+        if not changes:
+            raise InvalidInputError("nothing to change: send at least one field")
+        now = utcnow()
+
+        def work(tx: Tx) -> MemoryRecord:
+            current = self.current_in(tx, writer.namespace, memory_id)
+            if current.version != expected_version:
+                raise VersionConflict(
+                    f"memory {memory_id} is at version {current.version}, not {expected_version}",
+                    extra={"current_version": current.version},
+                )
+            if current.kind == Kind.REASONING:
+                raise InvalidInputError("a reasoning trace is immutable: record a new trace")
+            if "status" in changes and current.kind != Kind.DECISION:
+                raise InvalidInputError("only decisions have a status")
+            if "trigger" in changes and current.kind != Kind.PROCEDURE:
+                raise InvalidInputError("only procedures have a trigger")
+            effective = {k: v for k, v in changes.items() if current.stored(k) != v}
+            if not effective:
+                return current  # nothing differs: no new version
+            return self.version_in(tx, current, effective, writer, now, reason="update")
+
+        return memory_public(self.write_version(work))
+
+    def invalidate(
+        self, writer: Writer, memory_id: str, valid_to: datetime | None, reason: str
+    ) -> Memory:
+        """Close valid time: a new version with `valid_to` ("it stopped being true").
+
+        Raises:
+            MemoryNotFound: no current version.
+            InvalidInputError: `valid_to` not after `valid_from`, or already closed.
+        """
+        now = utcnow()
+        end = valid_to or now
+
+        def work(tx: Tx) -> MemoryRecord:
+            current = self.current_in(tx, writer.namespace, memory_id)
+            if current.valid_to is not None and current.valid_to <= now:
+                raise InvalidInputError(
+                    f"memory {memory_id} already stopped being true at {current.valid_to.isoformat()}"
+                )
+            if end <= current.valid_from:
+                raise InvalidInputError("valid_to must be after valid_from")
+            return self.version_in(
+                tx, current, {"valid_to": end}, writer, now, reason=f"invalidated: {reason}"
+            )
+
+        return memory_public(self.write_version(work))
+
+    def retract(self, writer: Writer, memory_id: str, reason: str) -> Memory:
+        """Close system time with no successor ("we were wrong to record it").
+
+        Raises:
+            MemoryNotFound: no current version.
+        """
+        record = self.graph.memory(
+            QueryName.MEMORY_RETRACT_MEMORY,
+            {
+                "namespace": writer.namespace,
+                "memory_id": memory_id,
+                "now": utcnow(),
+                "reason": reason,
+                "origin": writer.origin,
+                "actor": writer.actor,
+            },
+        )
+        if record is None:
+            raise self.not_found(writer.namespace, memory_id)
+        return memory_public(record)

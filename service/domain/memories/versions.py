@@ -1,0 +1,123 @@
+"""Versioning: the next version of a memory, copying what the change does not set."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import Any
+
+from service.domain.memories.reads import MemoryReader
+from service.domain.memories.rows import VERSIONED_FIELDS
+from service.domain.models import KIND_LABELS, Kind, Writer
+from service.domain.text import normalise_for_match
+from service.embeddings import Embedder
+from service.errors import ConflictError, InvalidInputError, VersionConflict
+from service.graph.query_names import QueryName
+from service.graph.records import MemoryRecord
+from service.graph.repository import Graph, Tx
+
+
+class MemoryVersions(MemoryReader):
+    """Writes a memory's next version (the base of `MemoryService`; shared with maintenance).
+
+    Args:
+        graph: the query runner.
+        embedder: re-embeds changed content.
+    """
+
+    def __init__(self, graph: Graph, embedder: Embedder) -> None:
+        super().__init__(graph)
+        self.embedder = embedder
+
+    def version_in(
+        self,
+        tx: Tx,
+        current: MemoryRecord,
+        changes: Mapping[str, Any],
+        writer: Writer,
+        now: datetime,
+        *,
+        reason: str,
+    ) -> MemoryRecord:
+        """Create the next version of `current` inside a transaction.
+
+        `created_by_*` is copied; `last_modified_by_*` is the writer. If content changes, the
+        embedding is recomputed; otherwise the Cypher copies it from the old version. Other
+        properties than `VERSIONED_FIELDS` are kept only when `changes` names them.
+
+        Args:
+            tx: the open write transaction.
+            current: the version read in this transaction.
+            changes: property name -> new value (stored property names, e.g. `metadata_json`).
+            writer: who writes (`last_modified_by`).
+            now: the write's system time (timezone-aware UTC datetime).
+            reason: stored on the `SUPERSEDES` link.
+
+        Returns:
+            The new version.
+
+        Raises:
+            InvalidInputError: `valid_to` not after `valid_from`.
+            VersionConflict: `current` is no longer the current version (a concurrent writer won).
+        """
+        props = {f: current.stored(f) for f in VERSIONED_FIELDS}
+        props.update(changes)
+        props.update(
+            {
+                "uid": str(uuid.uuid4()),
+                "version": current.version + 1,
+                "system_from": now,
+                "system_to": None,
+                "last_modified_by_origin": writer.origin,
+                "last_modified_by_actor": writer.actor,
+            }
+        )
+        if "content" in changes:
+            props["content_norm"] = normalise_for_match(changes["content"])
+            props["embedding"] = self.embedder.encode([changes["content"]])[0]
+        if props["valid_to"] is not None and props["valid_to"] <= props["valid_from"]:
+            raise InvalidInputError("valid_to must be after valid_from")
+        try:
+            record = tx.memory(
+                QueryName.MEMORY_CREATE_VERSION,
+                {
+                    "namespace": current.namespace,
+                    "memory_id": current.memory_id,
+                    "version": current.version,
+                    "label": KIND_LABELS[Kind(str(props["kind"]))],
+                    "now": now,
+                    "props": props,
+                    "reason": reason,
+                    "origin": writer.origin,
+                    "actor": writer.actor,
+                },
+            )
+        except ConflictError as exc:
+            raise VersionConflict(
+                f"memory {current.memory_id} version {current.version} was changed concurrently"
+            ) from exc
+        if record is None:
+            raise VersionConflict(
+                f"memory {current.memory_id} version {current.version} is no longer current"
+            )
+        return record
+
+    def write_version(self, work: Callable[[Tx], MemoryRecord]) -> MemoryRecord:
+        """Run a version-writing unit of work; a lost race on `(memory_id, version)` is a 409.
+
+        A concurrent writer can pass the version check and then fail on the uniqueness
+        constraint when its transaction commits; that is the same conflict as a stale
+        `If-Match` and is reported as such.
+
+        Raises:
+            VersionConflict: another writer created the same version first.
+        """
+        try:
+            return self.graph.write(work)
+        except VersionConflict:
+            raise
+        except ConflictError as exc:
+            raise VersionConflict(
+                "the memory was changed concurrently; read it again and retry"
+            ) from exc

@@ -1,0 +1,36 @@
+"""Reasoning traces: drafts, the gated record, reads (trace, lineage, challenge, dependents)."""
+
+from service.domain.reasoning.drafts import (
+    MAX_TRACE_CONTENT_CHARS,
+    clean_draft,
+    draft_from_body,
+    embedding_texts,
+    trace_content,
+)
+from service.domain.reasoning.public import (
+    Challenge,
+    Dependent,
+    Lineage,
+    Revisit,
+    Trace,
+    trace_public,
+)
+from service.domain.reasoning.read import TraceReader
+from service.domain.reasoning.record import ReasoningService, RecordedTrace
+
+__all__ = [
+    "MAX_TRACE_CONTENT_CHARS",
+    "Challenge",
+    "Dependent",
+    "Lineage",
+    "ReasoningService",
+    "RecordedTrace",
+    "Revisit",
+    "Trace",
+    "TraceReader",
+    "clean_draft",
+    "draft_from_body",
+    "embedding_texts",
+    "trace_content",
+    "trace_public",
+]

@@ -1,0 +1,153 @@
+"""Reading reasoning: one trace, a memory's lineage, challenging it, and what depends on it."""
+
+from __future__ import annotations
+
+from service.domain.memories import MemoryService, Writer, utcnow
+from service.domain.memories.public import memory_public
+from service.domain.models import Kind
+from service.domain.policy import VisibilityPolicy
+from service.domain.reasoning.public import (
+    Challenge,
+    Dependent,
+    Lineage,
+    Revisit,
+    Trace,
+    trace_public,
+)
+from service.errors import MemoryNotFound, TraceNotFound
+from service.graph.query_names import QueryName
+from service.graph.records import DependentRecord, MemoryRecord
+from service.graph.repository import Graph, Tx
+
+
+class TraceReader:
+    """Reads of the trace store (the base of `ReasoningService`).
+
+    Args:
+        graph: the query runner.
+        memories: the memory store (versions; a challenged decision's new version).
+        policy: the visibility policy (lineage origins).
+    """
+
+    def __init__(self, graph: Graph, memories: MemoryService, policy: VisibilityPolicy) -> None:
+        self.graph = graph
+        self.memories = memories
+        self.policy = policy
+
+    def get(self, namespace: str, trace_id: str) -> Trace:
+        """Return one trace with its steps in order.
+
+        Raises:
+            TraceNotFound: no such trace in the namespace.
+        """
+        record = self.graph.trace(
+            QueryName.REASONING_GET_TRACE,
+            {"namespace": namespace, "trace_id": trace_id, "now": utcnow()},
+        )
+        if record is None:
+            raise TraceNotFound(f"reasoning trace {trace_id} not found")
+        return trace_public(record)
+
+    def lineage(self, namespace: str, memory_id: str) -> Lineage:
+        """Return `{memory, versions, traces}`: every trace that produced any version.
+
+        Traces are included whatever their origin among the lineage-visible ones (maintenance
+        included, labelled by `created_by.origin`).
+
+        Raises:
+            MemoryNotFound: no such memory in the namespace.
+        """
+        versions = self.memories.history(namespace, memory_id)
+        current = next((v for v in reversed(versions) if v.system_to is None), versions[-1])
+        now = utcnow()
+
+        def work(tx: Tx) -> list[Trace]:
+            ids = tx.run(
+                QueryName.REASONING_LIST_LINEAGE_TRACES,
+                {
+                    "namespace": namespace,
+                    "memory_id": memory_id,
+                    "origins": self.policy.origins("lineage"),
+                },
+            )
+            out = []
+            for r in ids:
+                record = tx.trace(
+                    QueryName.REASONING_GET_TRACE,
+                    {"namespace": namespace, "trace_id": r["trace_id"], "now": now},
+                )
+                if record is not None:
+                    out.append(trace_public(record))
+            return out
+
+        return Lineage(
+            memory=current, versions=tuple(versions), traces=tuple(self.graph.read(work))
+        )
+
+    def challenge(self, writer: Writer, memory_id: str, reason: str) -> Challenge:
+        """Return lineage plus `revisit`: steps whose cited evidence changed after the trace.
+
+        A decision also becomes `challenged` (a new version, `last_modified_by` the challenger).
+
+        Raises:
+            MemoryNotFound: no current version of the memory.
+        """
+        lineage = self.lineage(writer.namespace, memory_id)
+        if lineage.memory.system_to is not None:
+            raise MemoryNotFound(f"memory {memory_id} was retracted; nothing current to challenge")
+        revisit = []
+        for trace in lineage.traces:
+            for step in trace.steps:
+                for cite in step.cites:
+                    if cite.change is not None and (
+                        cite.changed_at is None or cite.changed_at >= trace.system_from
+                    ):
+                        revisit.append(
+                            Revisit(
+                                trace_id=trace.trace_id,
+                                step=step.index,
+                                memory_id=cite.memory_id,
+                                version=cite.version,
+                                change=cite.change,
+                                changed_at=cite.changed_at,
+                            )
+                        )
+        memory = lineage.memory
+        versions = lineage.versions
+        if memory.kind == Kind.DECISION and memory.status != "challenged":
+            now = utcnow()
+
+            def work(tx: Tx) -> MemoryRecord:
+                current = self.memories.current_in(tx, writer.namespace, memory_id)
+                return self.memories.version_in(
+                    tx,
+                    current,
+                    {"status": "challenged"},
+                    writer,
+                    now,
+                    reason=f"challenged: {reason}",
+                )
+
+            memory = memory_public(self.memories.write_version(work))
+            versions = (*versions, memory)
+        return Challenge(
+            memory=memory, versions=versions, traces=lineage.traces, revisit=tuple(revisit)
+        )
+
+    def dependents(self, namespace: str, memory_id: str) -> list[Dependent]:
+        """Return the current memories produced by reasoning that cites any version of `memory_id`.
+
+        Raises:
+            MemoryNotFound: no such memory in the namespace.
+        """
+        self.memories.history(namespace, memory_id)
+        records = self.graph.mapped(
+            QueryName.REASONING_LIST_DEPENDENTS,
+            {
+                "namespace": namespace,
+                "memory_id": memory_id,
+                "origins": self.policy.origins("lineage"),
+            },
+            DependentRecord.from_row,
+        )
+        return [Dependent.of(memory_public(r.memory), r.trace_ids) for r in records]
