@@ -197,7 +197,7 @@ def ingest(
 
     from service.container import build_services
     from service.errors import RationaleError
-    from service.ingest import FORMATS
+    from service.domain.ingestion.formats import FORMATS
 
     console = Console()
     if fmt not in ("auto", *FORMATS):

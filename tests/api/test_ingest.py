@@ -2,7 +2,7 @@
 
 Every file under corpus/trajectories and corpus/adrs is ingested for real (real Neo4j, real
 model). Step counts are checked against the source's own structure, as the parsers document
-it (`service/ingest/parsers.py`).
+it (`service/domain/ingestion/formats/`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,11 @@ from typing import Any
 
 import pytest
 
-from service.ingest.parsers import OPENHANDS_SKIPPED_ACTIONS, OPENHANDS_SKIPPED_OBSERVATIONS, parse
+from service.domain.ingestion.formats import parse
+from service.domain.ingestion.formats.openhands import (
+    OPENHANDS_SKIPPED_ACTIONS,
+    OPENHANDS_SKIPPED_OBSERVATIONS,
+)
 from tests.conftest import Tenant
 from tests.factories import memory
 

@@ -9,16 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from service.domain import gate_report
+from service.domain.ingestion.formats import FormatError, adr_key, detect_format, parse
+from service.domain.ingestion.formats.common import MAX_OBSERVATION_CHARS, MAX_TEXT_CHUNK_CHARS
 from service.domain.models import IngestUnit, StepKind, StepStatus
-from service.ingest.parsers import (
-    MAX_OBSERVATION_CHARS,
-    MAX_TEXT_CHUNK_CHARS,
-    FormatError,
-    adr_key,
-    detect_format,
-    parse,
-)
+from service.tools import gate_report, gate_variants
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
 TRAJ = CORPUS / "trajectories"
@@ -520,7 +514,7 @@ def test_report_rows_aggregate_multi_trace_files(
 ) -> None:
     rows = gate_report.rows(gate_results)
     fever = [r for r in rows if r.file.endswith("FEVER_run_outputs.txt")]
-    assert [r.variant for r in fever] == list(gate_report.VARIANTS)
+    assert [r.variant for r in fever] == list(gate_variants.VARIANTS)
     assert all(r.units == 500 and r.misses == 0 for r in fever)
     text = gate_report.render_plain(
         rows, gate_report.summarize(gate_results), gate_report.exceptions(gate_results)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from service.domain.gate_report import make_concludes_rejected, make_loop, make_no_evidence
 from service.domain.models import (
     ProducedDraft,
     StepDraft,
@@ -20,6 +19,7 @@ from service.domain.quality import (
     similarity,
     terms,
 )
+from service.tools.gate_variants import make_concludes_rejected, make_loop, make_no_evidence
 
 T, A, OBS, C, D = (
     StepKind.THOUGHT,

@@ -1,0 +1,152 @@
+"""What every format parser shares: `FormatError`, the size limits and small text helpers."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, date, datetime
+from pathlib import PurePosixPath
+from typing import Any
+
+#: Longest observation text kept, in characters; longer ones are cut and marked.
+MAX_OBSERVATION_CHARS = 4000
+#: Longest submitted patch kept in a SWE-agent conclusion, in characters.
+MAX_PATCH_CHARS = 2000
+#: Longest task text kept, in characters.
+MAX_TASK_CHARS = 2000
+#: Longest action or conclusion text kept, in characters.
+MAX_STEP_CHARS = 4000
+#: Largest chunk of the ``text`` format, in characters.
+MAX_TEXT_CHUNK_CHARS = 2000
+
+
+class FormatError(ValueError):
+    """Handed-in material is not valid for its (declared or detected) format.
+
+    Attributes:
+        code: stable error code ``"input.invalid_format"`` (HTTP 422).
+        message: what is wrong, starting with the format name.
+    """
+
+    code = "input.invalid_format"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def truncate(text: str, limit: int) -> str:
+    """Return `text` cut to `limit` characters, with a marker saying how much was cut.
+
+    Args:
+        text: any text.
+        limit: characters kept.
+
+    Returns:
+        The text unchanged when it fits, else its first `limit` characters and a marker line.
+    """
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}\n… [truncated: {len(text) - limit} of {len(text)} characters cut]"
+
+
+def source_stem(source_name: str) -> str:
+    """Return the file stem of a source name (``"source"`` when it has none).
+
+    Args:
+        source_name: a file name, path or URL (backslashes accepted as separators).
+
+    Returns:
+        The last path part without its last suffix.
+    """
+    name = PurePosixPath(source_name.replace("\\", "/")).name
+    return name.rsplit(".", 1)[0] if "." in name else (name or "source")
+
+
+def check_text(content: str, fmt: str) -> None:
+    """Refuse empty or binary-looking content.
+
+    Args:
+        content: the material.
+        fmt: the format name, for the message.
+
+    Raises:
+        FormatError: empty content, a NUL byte, or over 5% control characters in the first 64 KiB.
+    """
+    if not content.strip():
+        raise FormatError(f"{fmt}: content is empty")
+    sample = content[:65536]
+    controls = sum(1 for ch in sample if ord(ch) < 32 and ch not in "\t\n\r\f\v")
+    if "\x00" in sample or controls / len(sample) > 0.05:
+        raise FormatError(
+            f"{fmt}: content looks binary ({controls} control characters in the first "
+            f"{len(sample)})"
+        )
+
+
+def load_json(content: str, fmt: str) -> Any:
+    """Parse JSON content.
+
+    Args:
+        content: the material.
+        fmt: the format name, for the message.
+
+    Returns:
+        The decoded JSON value.
+
+    Raises:
+        FormatError: invalid JSON (with line and column) or JSON nested too deeply.
+    """
+    try:
+        return json.loads(content)
+    except json.JSONDecodeError as exc:
+        raise FormatError(
+            f"{fmt}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+        ) from exc
+    except RecursionError as exc:
+        raise FormatError(f"{fmt}: JSON is nested too deeply") from exc
+
+
+def obs(index: int) -> str:
+    """Return the cite of the unit's `index`-th observation (``"obs:<index>"``)."""
+    return f"obs:{index}"
+
+
+def as_text(value: Any) -> str:
+    """Return a JSON value as text: strings as is, lists of parts joined, others as JSON.
+
+    Args:
+        value: None, a string, a list (of strings or ``{"text": ...}`` parts) or any JSON value.
+
+    Returns:
+        The text (empty for None).
+    """
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        parts = [item.get("text", "") if isinstance(item, dict) else str(item) for item in value]
+        return "\n".join(p for p in parts if p)
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def parse_time(value: Any) -> datetime | None:
+    """Return a timestamp as a timezone-aware UTC datetime, or None when it is not one.
+
+    Args:
+        value: a datetime (naive = UTC), a date (UTC midnight) or an ISO 8601 string.
+
+    Returns:
+        The time in UTC, or None for anything else (including unparsable strings).
+    """
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+    if isinstance(value, date):
+        return datetime(value.year, value.month, value.day, tzinfo=UTC)
+    if not isinstance(value, str) or not value.strip():
+        return None
+    try:
+        parsed = datetime.fromisoformat(value.strip())
+    except ValueError:
+        return None
+    return parsed.astimezone(UTC) if parsed.tzinfo else parsed.replace(tzinfo=UTC)

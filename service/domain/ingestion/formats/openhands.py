@@ -1,0 +1,188 @@
+"""The ``openhands`` format: an OpenHands event list becomes one unit."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+from service.domain.ingestion.formats.common import (
+    MAX_OBSERVATION_CHARS,
+    MAX_STEP_CHARS,
+    MAX_TASK_CHARS,
+    FormatError,
+    as_text,
+    load_json,
+    obs,
+    parse_time,
+    source_stem,
+    truncate,
+)
+from service.domain.models import (
+    IngestUnit,
+    Kind,
+    ProducedDraft,
+    StepDraft,
+    StepKind,
+    TraceDraft,
+)
+
+#: OpenHands actions that are bookkeeping, not reasoning (skipped and listed).
+OPENHANDS_SKIPPED_ACTIONS: frozenset[str] = frozenset(
+    {"system", "recall", "change_agent_state", "null"}
+)
+#: OpenHands observations that are bookkeeping, not reasoning (skipped and listed).
+OPENHANDS_SKIPPED_OBSERVATIONS: frozenset[str] = frozenset(
+    {"agent_state_changed", "null", "recall"}
+)
+_OPENHANDS_DETAIL_KEYS = ("command", "code", "path", "url", "query", "content")
+
+
+def _describe_action(action: str, args: dict[str, Any]) -> str:
+    for name in _OPENHANDS_DETAIL_KEYS:
+        value = args.get(name)
+        if value:
+            return f"{action}: {as_text(value)}"
+    rest = {k: v for k, v in args.items() if k != "thought" and v not in (None, "", [], {})}
+    return f"{action}: {json.dumps(rest, ensure_ascii=False, default=str)}" if rest else action
+
+
+def parse(content: str, source_name: str) -> list[IngestUnit]:
+    """Parse an OpenHands event list into one unit.
+
+    Input: ``openhands`` (OpenHands event list JSON)
+
+    One unit per file. The first user ``message`` is the task; later user messages are
+    ``observation`` steps (and observations). For each agent action other than ``finish``: a
+    ``thought`` step when ``args.thought`` is non-empty, then an ``action`` step (``message``
+    actions carry their text). Each observation event is an ``observation`` step citing
+    ``obs:<k>``; its ``cause`` is kept in ``unit.extra["observation_causes"]`` as
+    ``{observation step index: action step index}``. ``finish`` is the ``conclusion`` step
+    (its ``args.thought``, else its ``message``); without ``finish`` the last agent message
+    becomes the conclusion instead of an action. The produced ``observation`` is the finish
+    thought, else the last agent message, else the finish message. Events
+    `OPENHANDS_SKIPPED_ACTIONS` / `OPENHANDS_SKIPPED_OBSERVATIONS` are bookkeeping and are
+    listed in ``unit.extra["skipped_events"]``. So ``len(steps) == (user messages - 1) +
+    (agent non-finish actions with a thought) + (agent non-finish actions) + (observation
+    events) + (1 if finish)``.
+
+    Args:
+        content: the material, as text (already checked to be non-empty text).
+        source_name: the file name the material came from; names the units.
+
+    Returns:
+        The units in source order.
+
+    Raises:
+        FormatError: the material is malformed for this format.
+    """
+    data = load_json(content, "openhands")
+    if not isinstance(data, list):
+        raise FormatError(f"openhands: expected a JSON list of events, got a {type(data).__name__}")
+    if not data:
+        raise FormatError("openhands: the event list is empty")
+    for i, event in enumerate(data):
+        if not isinstance(event, dict):
+            raise FormatError(f"openhands: event {i} is not an object")
+        if "action" not in event and "observation" not in event:
+            raise FormatError(f"openhands: event {i} has neither 'action' nor 'observation'")
+
+    stem = source_stem(source_name)
+    task: str | None = None
+    steps: list[StepDraft] = []
+    observations: list[str] = []
+    action_step_of_event: dict[Any, int] = {}
+    causes: dict[int, int | None] = {}
+    skipped: list[str] = []
+    finish_text: str | None = None
+    finish_thought = ""
+    last_agent_message: str | None = None
+    last_agent_message_step: int | None = None
+    started: datetime | None = None
+
+    for i, event in enumerate(data):
+        started = started or parse_time(event.get("timestamp"))
+        args = event.get("args") if isinstance(event.get("args"), dict) else {}
+        source = event.get("source")
+        if "action" in event:
+            action = str(event["action"])
+            if action in OPENHANDS_SKIPPED_ACTIONS:
+                skipped.append(f"event {i}: action {action}")
+                continue
+            text = (as_text(args.get("content")) or as_text(event.get("message"))).strip()
+            if source == "user":
+                if action == "message" and task is None:
+                    task = truncate(text, MAX_TASK_CHARS) or f"OpenHands session {stem}"
+                    continue
+                note = f"User: {text}" if action == "message" else _describe_action(action, args)
+                note = truncate(note, MAX_OBSERVATION_CHARS)
+                steps.append(
+                    StepDraft(
+                        kind=StepKind.OBSERVATION, content=note, cites=(obs(len(observations)),)
+                    )
+                )
+                observations.append(note)
+                continue
+            thought = as_text(args.get("thought")).strip()
+            if action == "finish":
+                finish_thought = thought
+                finish_text = thought or as_text(event.get("message")).strip() or "finished"
+                steps.append(
+                    StepDraft(
+                        kind=StepKind.CONCLUSION, content=truncate(finish_text, MAX_STEP_CHARS)
+                    )
+                )
+                continue
+            if thought:
+                steps.append(StepDraft(kind=StepKind.THOUGHT, content=thought))
+            if action == "message":
+                description = f"message: {text}"
+                last_agent_message = text
+                last_agent_message_step = len(steps)
+            else:
+                description = _describe_action(action, args)
+            steps.append(
+                StepDraft(kind=StepKind.ACTION, content=truncate(description, MAX_STEP_CHARS))
+            )
+            action_step_of_event[event.get("id")] = len(steps) - 1
+        else:
+            kind = str(event["observation"])
+            if kind in OPENHANDS_SKIPPED_OBSERVATIONS:
+                skipped.append(f"event {i}: observation {kind}")
+                continue
+            parts = [as_text(event.get("message")).strip(), as_text(event.get("content")).strip()]
+            note = truncate("\n".join(p for p in parts if p) or f"({kind})", MAX_OBSERVATION_CHARS)
+            causes[len(steps)] = action_step_of_event.get(event.get("cause"))
+            steps.append(
+                StepDraft(kind=StepKind.OBSERVATION, content=note, cites=(obs(len(observations)),))
+            )
+            observations.append(note)
+
+    if finish_text is None and last_agent_message_step is not None:
+        steps[last_agent_message_step] = StepDraft(
+            kind=StepKind.CONCLUSION,
+            content=truncate(last_agent_message or "", MAX_STEP_CHARS),
+        )
+    result = finish_thought or last_agent_message or finish_text
+    produced = (
+        ProducedDraft(kind=Kind.OBSERVATION, content=truncate(result, MAX_STEP_CHARS))
+        if result
+        else None
+    )
+    task = task or f"OpenHands session {stem}"
+    return [
+        IngestUnit(
+            key=stem,
+            title=f"OpenHands: {task.splitlines()[0][:100]}",
+            observations=tuple(observations),
+            trace=TraceDraft(task=task, steps=tuple(steps), produced=produced),
+            valid_from=started,
+            name=stem,
+            extra={
+                "format": "openhands",
+                "events": len(data),
+                "observation_causes": causes,
+                "skipped_events": skipped,
+            },
+        )
+    ]

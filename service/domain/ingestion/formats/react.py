@@ -1,0 +1,250 @@
+"""The ``react`` format: ReAct transcripts (text or a JSON object of prompts), one unit per episode."""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from service.domain.ingestion.formats.common import (
+    MAX_OBSERVATION_CHARS,
+    MAX_STEP_CHARS,
+    FormatError,
+    load_json,
+    obs,
+    source_stem,
+    truncate,
+)
+from service.domain.ingestion.formats.markdown import chunk_text
+from service.domain.models import (
+    IngestUnit,
+    Kind,
+    ProducedDraft,
+    StepDraft,
+    StepKind,
+    TraceDraft,
+)
+
+_REACT_TAG = re.compile(r"^(Thought|Action|Observation) (\d+):[ \t]?(.*)$")
+REACT_ANY_TAG = re.compile(r"^(?:Thought|Action) \d+:", re.MULTILINE)
+_REACT_START = re.compile(r"^\s*(?:(\d+)\s+)?(Question|Claim):\s*(.*)$")
+_REACT_FINISH = re.compile(r"^Finish\[(.*)\]$", re.DOTALL)
+_REACT_SEPARATOR = re.compile(r"^-{3,}\s*$")
+_REACT_DEBUG = "ohh..."
+
+
+@dataclass
+class _Record:
+    tag: str
+    number: int
+    lines: list[str]
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines).strip()
+
+
+@dataclass
+class _Episode:
+    label: str
+    task: str
+    number: str | None
+    lines: list[str] = field(default_factory=list)
+
+
+def _react_episodes(text: str) -> list[_Episode]:
+    episodes: list[_Episode] = []
+    for line in text.splitlines():
+        start = _REACT_START.match(line)
+        if start:
+            episodes.append(_Episode(start.group(2), start.group(3).strip(), start.group(1)))
+        elif episodes:
+            episodes[-1].lines.append(line)
+    if not episodes and REACT_ANY_TAG.search(text):
+        episodes.append(_Episode("Question", "", None, text.splitlines()))
+    return episodes
+
+
+def _react_records(lines: Sequence[str]) -> tuple[list[_Record], dict[str, Any], int]:
+    records: list[_Record] = []
+    result: dict[str, Any] = {}
+    skipped = 0
+    in_debug = False
+    done = False
+    for line in lines:
+        if done:
+            continue
+        if line.startswith("{") and "'steps'" in line:
+            try:
+                parsed = ast.literal_eval(line.strip())
+            except (ValueError, SyntaxError):
+                parsed = None
+            if isinstance(parsed, dict):
+                result = {str(k): v for k, v in parsed.items()}
+                done = True
+                continue
+        tag = _REACT_TAG.match(line)
+        if in_debug:
+            if tag and tag.group(1) == "Thought":
+                in_debug = False
+            else:
+                skipped += 1
+                continue
+        if tag:
+            records.append(_Record(tag.group(1), int(tag.group(2)), [tag.group(3)]))
+        elif line.startswith(_REACT_DEBUG):
+            in_debug = True
+            skipped += 1
+        elif _REACT_SEPARATOR.match(line):
+            continue
+        elif records:
+            records[-1].lines.append(line)
+    return records, result, skipped
+
+
+def _react_unit(episode: _Episode, key: str, source: str) -> IngestUnit:
+    records, result, skipped = _react_records(episode.lines)
+    task = episode.task or f"ReAct episode {key}"
+    if not records:
+        body = "\n".join([f"{episode.label}: {episode.task}", *episode.lines]).strip()
+        return IngestUnit(
+            key=key,
+            title=f"{source} {key} (no steps)",
+            observations=tuple(chunk_text(body)),
+            extra={"format": "react", "note": "episode without numbered steps", **result},
+        )
+    steps: list[StepDraft] = []
+    observations: list[str] = []
+    answer: str | None = None
+    for pos, record in enumerate(records):
+        text = record.text
+        if record.tag == "Thought":
+            steps.append(StepDraft(kind=StepKind.THOUGHT, content=text or "(empty thought)"))
+        elif record.tag == "Action":
+            finish = _REACT_FINISH.match(text)
+            following = records[pos + 1] if pos + 1 < len(records) else None
+            refused = (
+                following is not None
+                and following.tag == "Observation"
+                and following.text.startswith("Invalid action")
+            )
+            if finish and not refused:
+                answer = finish.group(1).strip()
+                steps.append(StepDraft(kind=StepKind.CONCLUSION, content=text))
+            else:
+                steps.append(
+                    StepDraft(
+                        kind=StepKind.ACTION,
+                        content=truncate(text, MAX_STEP_CHARS) or "(empty action)",
+                    )
+                )
+        else:
+            observation = truncate(text, MAX_OBSERVATION_CHARS) or "(empty observation)"
+            steps.append(
+                StepDraft(
+                    kind=StepKind.OBSERVATION,
+                    content=observation,
+                    cites=(obs(len(observations)),),
+                )
+            )
+            observations.append(observation)
+    if answer is not None:
+        produced = ProducedDraft(
+            kind=Kind.DECISION,
+            content=f"{episode.label}: {task}\nAnswer: {answer}",
+            status="active",
+        )
+    else:
+        rounds = len({r.number for r in records})
+        produced = ProducedDraft(
+            kind=Kind.OBSERVATION,
+            content=(
+                f"{episode.label}: {task}\nNo answer: the episode ended without Finish "
+                f"after {rounds} numbered rounds."
+            ),
+        )
+    extra: dict[str, Any] = {"format": "react", "answer": answer, **result}
+    if episode.number is not None:
+        extra["question_idx_line"] = episode.number
+    if skipped:
+        extra["skipped_debug_lines"] = skipped
+    return IngestUnit(
+        key=key,
+        title=f"{episode.label}: {task[:100]}",
+        observations=tuple(observations),
+        trace=TraceDraft(task=task, steps=tuple(steps), produced=produced),
+        extra=extra,
+    )
+
+
+def parse(content: str, source_name: str) -> list[IngestUnit]:
+    """Parse ReAct transcripts into one unit per episode.
+
+    Input: ``react`` (ReAct transcripts: plain text such as the FEVER notebook output, or a JSON
+    object of prompt strings such as ``prompts_naive.json``)
+
+    An episode starts at a ``Question:`` or ``Claim:`` line (optionally preceded by a number);
+    one unit per episode. Every ``Thought n:``, ``Action n:`` and ``Observation n:`` line is
+    one step (``thought``, ``action``, ``observation`` citing ``obs:<k>``), untagged lines
+    continue the previous step, so ``len(steps)`` equals the number of tagged lines. An
+    ``Action n: Finish[x]`` whose next observation is not ``Invalid action...`` is the
+    ``conclusion`` step and makes the produced ``decision`` (two lines: ``"<Claim|Question>:
+    <task>"`` and ``"Answer: x"``); an episode without one produces an ``observation`` saying
+    so (no conclusion step). Notebook noise is skipped: a line starting with ``ohh...`` opens a
+    debug block (the notebook's retry print) that runs to the next ``Thought n:`` line; a
+    ``{'steps': ...}`` result line is parsed into ``unit.extra`` and ends the episode's steps;
+    lines of dashes are separators. In JSON input, keys are read in order and each episode is
+    keyed ``<key>-<n>``; a key whose prompt has no numbered step (e.g. ``cotqa_*``) becomes
+    ``text`` units keyed ``<key>-text-<i>``. Text input keys episodes ``episode-<n>``
+    (1-based).
+
+    Args:
+        content: the material, as text (already checked to be non-empty text).
+        source_name: the file name the material came from; names the units.
+
+    Returns:
+        The units in source order.
+
+    Raises:
+        FormatError: the material is malformed for this format.
+    """
+    stripped = content.lstrip()
+    source = source_stem(source_name)
+    if stripped.startswith(("{", "[")):
+        data = load_json(content, "react")
+        if not isinstance(data, dict):
+            raise FormatError("react: JSON input must be an object of prompt strings")
+        units: list[IngestUnit] = []
+        for name, value in data.items():
+            if not isinstance(value, str):
+                raise FormatError(f"react: value of {name!r} is not a string")
+            if REACT_ANY_TAG.search(value):
+                episodes = _react_episodes(value)
+                units.extend(
+                    _react_unit(ep, f"{name}-{n}", source) for n, ep in enumerate(episodes, 1)
+                )
+            elif value.strip():
+                units.extend(
+                    IngestUnit(
+                        key=f"{name}-text-{i}",
+                        title=f"{source} {name} [{i + 1}] (prompt without ReAct steps)",
+                        observations=(chunk,),
+                        extra={"format": "react", "note": "prompt without numbered steps"},
+                    )
+                    for i, chunk in enumerate(chunk_text(value))
+                )
+        if not any(u.trace for u in units):
+            raise FormatError("react: no value holds 'Thought 1:'/'Action 1:' steps")
+        return units
+    episodes = _react_episodes(content)
+    if not episodes:
+        raise FormatError(
+            "react: no episode found (expected 'Question:' or 'Claim:' lines followed by "
+            "'Thought 1:'/'Action 1:' lines)"
+        )
+    units = [_react_unit(ep, f"episode-{n}", source) for n, ep in enumerate(episodes, 1)]
+    if not any(u.trace for u in units):
+        raise FormatError("react: no episode has 'Thought n:'/'Action n:' steps")
+    return units

@@ -1,0 +1,134 @@
+"""The ``swe-agent`` format: a SWE-agent ``.traj`` JSON file becomes one unit."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.domain.ingestion.formats.common import (
+    MAX_OBSERVATION_CHARS,
+    MAX_PATCH_CHARS,
+    MAX_STEP_CHARS,
+    MAX_TASK_CHARS,
+    FormatError,
+    as_text,
+    load_json,
+    obs,
+    source_stem,
+    truncate,
+)
+from service.domain.models import (
+    IngestUnit,
+    Kind,
+    ProducedDraft,
+    StepDraft,
+    StepKind,
+    TraceDraft,
+)
+
+
+def _swe_task(data: dict[str, Any], stem: str) -> str:
+    history = data.get("history")
+    if isinstance(history, list):
+        for message in history:
+            if not isinstance(message, dict) or message.get("role") != "user":
+                continue
+            if message.get("is_demo"):
+                continue
+            text = as_text(message.get("content"))
+            if "ISSUE:" in text:
+                text = text.split("ISSUE:", 1)[1]
+            text = text.split("INSTRUCTIONS:", 1)[0].strip()
+            if text:
+                return truncate(text, MAX_TASK_CHARS)
+    return f"SWE-agent run {stem}"
+
+
+def parse(content: str, source_name: str) -> list[IngestUnit]:
+    """Parse a SWE-agent trajectory into one unit.
+
+    Input: ``swe-agent`` (SWE-agent ``.traj`` JSON: ``{trajectory[], history[], info{exit_status,
+    submission}}``)
+
+    One unit per file. Each ``trajectory[i]`` gives three steps: a ``thought`` step (its
+    ``thought``), an ``action`` step (its ``action``) and an ``observation`` step citing
+    ``obs:<i>`` (its ``observation``); then one ``conclusion`` step. So
+    ``len(steps) == 3 * len(trajectory) + 1`` and ``len(observations) == len(trajectory)``.
+    Observations are cut to `MAX_OBSERVATION_CHARS` (a marker says how much was cut); an
+    empty one becomes ``"(no output)"``. When ``info.submission`` is non-empty the conclusion
+    and the produced ``decision`` read ``"Submitted patch: <diff>"`` (``"Submitted: <text>"``
+    when it is not a diff), the diff cut to `MAX_PATCH_CHARS`; otherwise both report the exit
+    status and the last thought (produced kind ``observation``). The task is the issue text of
+    the first non-demonstration user message of ``history`` (between ``ISSUE:`` and
+    ``INSTRUCTIONS:``), cut to `MAX_TASK_CHARS`.
+
+    Args:
+        content: the material, as text (already checked to be non-empty text).
+        source_name: the file name the material came from; names the units.
+
+    Returns:
+        The units in source order.
+
+    Raises:
+        FormatError: the material is malformed for this format.
+    """
+    data = load_json(content, "swe-agent")
+    if not isinstance(data, dict):
+        raise FormatError(f"swe-agent: expected a JSON object, got a {type(data).__name__}")
+    trajectory = data.get("trajectory")
+    if trajectory is None:
+        raise FormatError("swe-agent: 'trajectory' is missing")
+    if not isinstance(trajectory, list):
+        raise FormatError("swe-agent: 'trajectory' must be a list")
+    if not trajectory:
+        raise FormatError("swe-agent: 'trajectory' is empty")
+    info = data.get("info") or {}
+    if not isinstance(info, dict):
+        raise FormatError("swe-agent: 'info' must be an object")
+
+    stem = source_stem(source_name)
+    steps: list[StepDraft] = []
+    observations: list[str] = []
+    last_thought = ""
+    for i, entry in enumerate(trajectory):
+        if not isinstance(entry, dict):
+            raise FormatError(f"swe-agent: trajectory[{i}] is not an object")
+        if "action" not in entry:
+            raise FormatError(f"swe-agent: trajectory[{i}] has no 'action'")
+        thought = as_text(entry.get("thought")).strip() or "(no thought recorded)"
+        action = as_text(entry.get("action")).strip() or "(empty action)"
+        observation = as_text(entry.get("observation")).strip() or "(no output)"
+        observation = truncate(observation, MAX_OBSERVATION_CHARS)
+        observations.append(observation)
+        steps.append(StepDraft(kind=StepKind.THOUGHT, content=thought))
+        steps.append(StepDraft(kind=StepKind.ACTION, content=truncate(action, MAX_STEP_CHARS)))
+        steps.append(StepDraft(kind=StepKind.OBSERVATION, content=observation, cites=(obs(i),)))
+        last_thought = thought
+
+    exit_status = as_text(info.get("exit_status")).strip() or "unknown"
+    submission = as_text(info.get("submission")).strip()
+    if submission:
+        label = "Submitted patch" if submission.startswith("diff") else "Submitted"
+        conclusion = f"{label}: {truncate(submission, MAX_PATCH_CHARS)}"
+        produced = ProducedDraft(kind=Kind.DECISION, content=conclusion, status="active")
+    else:
+        conclusion = (
+            f"Run ended without a submission (exit status: {exit_status}). "
+            f"Last thought: {last_thought}"
+        )
+        produced = ProducedDraft(kind=Kind.OBSERVATION, content=conclusion)
+    steps.append(StepDraft(kind=StepKind.CONCLUSION, content=truncate(conclusion, MAX_STEP_CHARS)))
+    task = _swe_task(data, stem)
+    return [
+        IngestUnit(
+            key=stem,
+            title=f"SWE-agent: {task.splitlines()[0][:100]}",
+            observations=tuple(observations),
+            trace=TraceDraft(task=task, steps=tuple(steps), produced=produced),
+            name=stem,
+            extra={
+                "format": "swe-agent",
+                "exit_status": exit_status,
+                "trajectory_entries": len(trajectory),
+            },
+        )
+    ]

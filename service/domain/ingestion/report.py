@@ -1,0 +1,136 @@
+"""The ingest report: what became of each unit, and the answer of one ingest call."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from service.domain.models import IngestUnit
+from service.errors import RationaleError
+from service.graph.repository import Row
+
+log = logging.getLogger(__name__)
+
+UnitStatus = Literal["ok", "failed", "refused"]
+
+
+@dataclass
+class UnitOutcome:
+    """What became of one unit (a line of the report)."""
+
+    key: str
+    title: str
+    status: UnitStatus
+    error: str | None = None
+    trace_id: str | None = None
+    memory_ids: list[str] = field(default_factory=list)
+    quality: dict[str, Any] | None = None
+    created: Counter[str] = field(default_factory=Counter)
+    supersedes: list[dict[str, str]] = field(default_factory=list)
+
+    def public(self) -> dict[str, Any]:
+        """Return the report's unit shape `{key, title, status, error, trace_id, memory_ids}`."""
+        return {
+            "key": self.key,
+            "title": self.title,
+            "status": self.status,
+            "error": self.error,
+            "trace_id": self.trace_id,
+            "memory_ids": self.memory_ids,
+        }
+
+
+def printable(text: str) -> str:
+    """Return `text` safe to serialise (lone surrogates replaced)."""
+    return text.encode("utf-8", "replace").decode("utf-8")
+
+
+def quality_entry(unit: str, trace_id: str | None, quality: Mapping[str, Any]) -> dict[str, Any]:
+    """Return the report's quality line `{unit, trace_id, verdict, score, issues[code]}`."""
+    issues = quality.get("issues") or []
+    return {
+        "unit": unit,
+        "trace_id": trace_id,
+        "verdict": quality.get("verdict"),
+        "score": quality.get("score"),
+        "issues": [i["code"] if isinstance(i, Mapping) else str(i) for i in issues],
+    }
+
+
+def failed_outcome(unit: IngestUnit, exc: RationaleError) -> UnitOutcome:
+    """Return (and log) the outcome of a unit that failed with a domain error."""
+    log.warning("ingest: unit %s failed (%s): %s", unit.key, exc.code, exc.message)
+    return UnitOutcome(
+        key=unit.key,
+        title=printable(unit.title),
+        status="failed",
+        error=printable(f"{exc.code}: {exc.message}"),
+    )
+
+
+def build_report(
+    source: Row,
+    fmt: str,
+    sha256: str,
+    size_bytes: int,
+    source_name: str,
+    new: bool,
+    status: str,
+    outcomes: Sequence[UnitOutcome],
+    started: float,
+) -> dict[str, Any]:
+    """Return the answer of one ingest call (the shape documented on `IngestionService.ingest`).
+
+    Args:
+        source: the `:Source` row (``uid``, ``name``).
+        fmt: the format the content was parsed with.
+        sha256: hex SHA-256 of the content's UTF-8 bytes.
+        size_bytes: the content's size in UTF-8 bytes.
+        source_name: the name handed in (used when the source has none).
+        new: True when this call created the source.
+        status: the source's status after the call (`complete` or `partial`).
+        outcomes: one outcome per unit, in unit order.
+        started: `time.monotonic()` at the start of the call.
+
+    Returns:
+        The report dict, with `elapsed_s` in seconds.
+    """
+    created: Counter[str] = Counter()
+    memory_ids: list[str] = []
+    trace_ids: list[str] = []
+    quality: list[dict[str, Any]] = []
+    supersedes: list[dict[str, str]] = []
+    for o in outcomes:
+        created.update(o.created)
+        memory_ids.extend(o.memory_ids)
+        if o.trace_id is not None:
+            trace_ids.append(o.trace_id)
+        if o.quality is not None:
+            quality.append(quality_entry(o.key, o.trace_id, o.quality))
+        supersedes.extend(o.supersedes)
+    statuses = Counter(o.status for o in outcomes)
+    return {
+        "source_id": source["uid"],
+        "source_name": source.get("name") or source_name,
+        "format": fmt,
+        "sha256": sha256,
+        "size_bytes": size_bytes,
+        "new": new,
+        "status": status,
+        "created": {str(k): v for k, v in sorted(created.items())},
+        "memory_ids": list(dict.fromkeys(memory_ids)),
+        "trace_ids": trace_ids,
+        "quality": quality,
+        "chunks": {
+            "ok": statuses["ok"],
+            "failed": statuses["failed"],
+            "refused": statuses["refused"],
+        },
+        "units": [o.public() for o in outcomes],
+        "supersedes": supersedes,
+        "elapsed_s": round(time.monotonic() - started, 3),
+    }

@@ -1,0 +1,257 @@
+"""`IngestionService`: one document in, its units written one transaction each, a report out."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Literal, Protocol
+
+from service.domain.ingestion.formats import FormatError, detect_format, parse
+from service.domain.ingestion.report import UnitOutcome, build_report, failed_outcome, printable
+from service.domain.ingestion.source import (
+    create_source,
+    finish_source,
+    recorded_units,
+    refused_units,
+)
+from service.domain.ingestion.units import (
+    CleanedUnit,
+    StagedWindow,
+    clean_unit,
+    unique_keys,
+)
+from service.domain.ingestion.units import windows as unit_windows
+from service.domain.ingestion.writing import UnitWriter
+from service.domain.memories import MemoryService, Writer
+from service.domain.models import IngestUnit
+from service.domain.policy import Origin
+from service.domain.reasoning import ReasoningService
+from service.domain.text import clean_text
+from service.errors import RationaleError, TooLargeError, UnsupportedFormat
+from service.graph.repository import Graph
+
+#: Called after parsing with `(0, units)` and after each unit with `(units done, units)`.
+Progress = Callable[[int, int], None]
+
+
+class IngestSettings(Protocol):
+    """The settings ingestion reads at call time (a `Settings` satisfies it)."""
+
+    max_ingest_bytes: int
+    ingestion_quality_policy: Literal["annotate", "refuse"]
+
+
+class IngestionService:
+    """Draws memories and reasoning out of handed-in material (`POST /v1/ingest`, CLI ingest).
+
+    How a document becomes memories
+        1. Refused up front: content over `settings.max_ingest_bytes` UTF-8 bytes (`TooLargeError`,
+           413) — checked before anything is parsed.
+        2. The document is identified by the SHA-256 of its UTF-8 bytes within the namespace. A
+           `:Source {uid, namespace, name, format, sha256, size_bytes, status, ...}` is created on
+           first sight with `status = in_progress`.
+        3. The parsers (`service.domain.ingestion.formats`) cut it into units (a trajectory, an episode, an
+           ADR, a text chunk); malformed or unknown material is refused with `UnsupportedFormat`
+           (422 `input.invalid_format`) naming the problem, and nothing is written.
+        4. Each unit is **one write transaction**: its observations (`kind observation`,
+           `valid_from` = the unit's time if the material gives one), then its trace via
+           `ReasoningService.record_in` (steps citing ``obs:<i>`` resolved to those observations,
+           the produced memory, `PRODUCED`), then `EXTRACTED_FROM` from every memory drawn from
+           the unit to the source (one edge per memory and source; `r.units` lists the unit keys).
+           Embeddings are computed before the transaction opens, in one model call per window of
+           units (`EMBED_WINDOW_TEXTS` texts, deduplicated) — per-unit calls were 2-3x slower on
+           CPU because of padding and repeated observations — and the next window is embedded in
+           a worker thread while the current one is written.
+        5. Every write has origin `ingestion` — set here, by the door, never by the payload.
+
+    Quality
+        Ingested traces are assessed like any other and stored with their assessment. With
+        `ingestion_quality_policy = annotate` (default) nothing is refused: poor or rejected
+        traces are kept and flagged by their stored `quality_verdict`. With `refuse`, a trace the
+        gate rejects refuses its whole unit (status `refused`, nothing of the unit is written) and
+        the report carries the assessment.
+
+    Nothing is silently dropped
+        The answer lists every unit with its status: `ok`, `failed` (a domain error: invalid
+        text, too many steps, Neo4j unavailable, ...; the reason is given and logged) or
+        `refused`. A failed unit rolls back alone; the units before and after it are kept.
+
+    Re-ingesting and retries
+        The same content (same sha256) in the same namespace is the same source; it is parsed
+        with the format stored on the source (so a different declared format cannot split it).
+        Units already recorded (found by reading back the memories `EXTRACTED_FROM` the source,
+        grouped by unit key) and units refused earlier (kept on the source as
+        `units_refused_json`, skipped only while the policy is still `refuse`) are not written again: their ids and quality are read back and
+        returned, `new: false`. Only the remaining units — those that failed, or that an
+        interrupted attempt never reached — are processed. So re-ingesting a complete source
+        creates nothing; re-ingesting a partial one retries exactly its failed units. After each
+        attempt the source gets `status` `complete` (every unit ok or refused) or `partial`
+        (`units_failed` lists the keys), `attempts`, `last_attempt_at` and `completed_at`.
+        Two *concurrent* first ingests of the same content may both create a source (there is no
+        uniqueness constraint on `(namespace, sha256)`); reads then use the oldest.
+
+    Args:
+        graph: the query runner.
+        memories: the memory store (observations, ADR decision versions).
+        reasoning: the trace store (`record_in`).
+        settings: read at call time: `max_ingest_bytes`, `ingestion_quality_policy`.
+    """
+
+    def __init__(
+        self,
+        graph: Graph,
+        memories: MemoryService,
+        reasoning: ReasoningService,
+        settings: IngestSettings,
+    ) -> None:
+        self.graph = graph
+        self.memories = memories
+        self.reasoning = reasoning
+        self.settings = settings
+        self.writer = UnitWriter(graph, memories, reasoning)
+
+    def ingest(
+        self,
+        namespace: str,
+        actor: str,
+        content: str,
+        fmt: str,
+        source_name: str,
+        *,
+        progress: Progress | None = None,
+    ) -> dict[str, Any]:
+        """Ingest one document; every write has origin `ingestion`.
+
+        Args:
+            namespace: the tenant written to.
+            actor: who hands the material in (free-form name).
+            content: the material as text (JSON as text for the JSON formats).
+            fmt: `auto` or one of `service.domain.ingestion.formats.FORMATS`.
+            source_name: the file name or URL (names units and ADRs; 1..500 characters).
+            progress: optional callback `(units done, units total)`.
+
+        Returns:
+            `{source_id, source_name, format, sha256, size_bytes, new, status, created {kind:
+            count}, memory_ids[], trace_ids[], quality[{unit, trace_id, verdict, score,
+            issues[code]}], chunks {ok, failed, refused}, units[{key, title, status, error,
+            trace_id, memory_ids}], supersedes[{memory_id, supersedes_memory_id, unit}],
+            elapsed_s}`. `memory_ids` are the non-trace memories drawn (observations, produced
+            memories), each once, in unit order; `created` counts only memories this call
+            created.
+
+        Raises:
+            TooLargeError: content over `max_ingest_bytes` UTF-8 bytes (nothing parsed).
+            UnsupportedFormat: unknown format, or material malformed for its format.
+            InvalidInputError: a `source_name` that is not valid text.
+            GraphUnavailableError: Neo4j unreachable when creating or updating the source.
+        """
+        started = time.monotonic()
+        raw = content.encode("utf-8", "surrogatepass")
+        limit = self.settings.max_ingest_bytes
+        if len(raw) > limit:
+            raise TooLargeError(
+                f"content: {len(raw)} bytes, the ingest limit is {limit} bytes (RATIONALE_MAX_INGEST_BYTES)",
+                extra={"size_bytes": len(raw), "limit_bytes": limit},
+            )
+        source_name = clean_text(source_name, field="source_name", max_chars=500)
+        writer = Writer(namespace=namespace, origin=Origin.INGESTION, actor=actor)
+        sha256 = hashlib.sha256(raw).hexdigest()
+        source = self.graph.one("ingest/get_source", {"namespace": namespace, "sha256": sha256})
+        resolved = source["format"] if source is not None else fmt
+        try:
+            if resolved == "auto":
+                resolved = detect_format(content, source_name)
+            units = unique_keys(parse(content, resolved, source_name))
+        except FormatError as exc:
+            raise UnsupportedFormat(
+                exc.message, extra={"format": fmt, "source_name": source_name}
+            ) from exc
+
+        new = source is None
+        if source is None:
+            source = create_source(
+                self.graph, writer, source_name, resolved, sha256, len(raw), len(units)
+            )
+        source_uid: str = source["uid"]
+        done = {} if new else recorded_units(self.graph, namespace, source_uid)
+        gate = self.settings.ingestion_quality_policy == "refuse"
+        # Units refused earlier stay refused while the policy is `refuse`; under `annotate` they
+        # are processed (and stored with their assessment) like failed ones.
+        refused = refused_units(source) if gate and not new else {}
+        total = len(units)
+        slots: list[UnitOutcome | None] = []
+        pending: list[tuple[int, IngestUnit]] = []
+        for i, unit in enumerate(units):
+            outcome: UnitOutcome | None = None
+            if unit.key in done:
+                outcome = done[unit.key]
+                outcome.title = printable(unit.title)
+            elif unit.key in refused:
+                outcome = refused[unit.key]
+            else:
+                pending.append((i, unit))
+            slots.append(outcome)
+        finished = total - len(pending)
+        if progress is not None:
+            progress(finished, total)
+        windows = unit_windows(pending)
+        # The next window is embedded (torch releases the GIL) while this one is written.
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ingest-embed") as pool:
+            staged = self._stage(windows[0], pool) if windows else None
+            for k in range(len(windows)):
+                current, staged = (
+                    staged,
+                    (self._stage(windows[k + 1], pool) if k + 1 < len(windows) else None),
+                )
+                assert current is not None
+                for i, outcome in self._write_window(writer, source_uid, current, gate):
+                    slots[i] = outcome
+                    finished += 1
+                    if progress is not None:
+                        progress(finished, total)
+        outcomes = [o for o in slots if o is not None]
+        processed = len(pending)
+
+        status = finish_source(self.graph, source, namespace, outcomes, total, processed)
+        return build_report(
+            source, resolved, sha256, len(raw), source_name, new, status, outcomes, started
+        )
+
+    def _stage(
+        self, window: Sequence[tuple[int, IngestUnit]], pool: ThreadPoolExecutor
+    ) -> StagedWindow:
+        """Validate a window of units and start embedding all their texts in one model call."""
+        failed: list[tuple[int, UnitOutcome]] = []
+        cleaned: list[tuple[int, IngestUnit, CleanedUnit]] = []
+        for i, unit in window:
+            try:
+                cleaned.append(
+                    (i, unit, clean_unit(unit, self.reasoning, self.memories.max_content_chars))
+                )
+            except RationaleError as exc:
+                failed.append((i, failed_outcome(unit, exc)))
+        texts = list(dict.fromkeys(t for _, _, c in cleaned for t in c.texts))
+        return StagedWindow(
+            failed, cleaned, texts, pool.submit(self.memories.embedder.encode, texts)
+        )
+
+    def _write_window(
+        self, writer: Writer, source_uid: str, staged: StagedWindow, gate: bool
+    ) -> Iterator[tuple[int, UnitOutcome]]:
+        """Wait for a window's embeddings, then write each unit in its own transaction (yielded as done)."""
+        yield from staged.failed
+        try:
+            vectors = dict(zip(staged.texts, staged.vectors.result(), strict=True))
+        except RationaleError as exc:
+            for i, unit, _ in staged.cleaned:
+                yield i, failed_outcome(unit, exc)
+            return
+        for i, unit, c in staged.cleaned:
+            yield (
+                i,
+                self.writer.process(
+                    writer, source_uid, unit, c, [vectors[t] for t in c.texts], gate
+                ),
+            )

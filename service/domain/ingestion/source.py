@@ -1,0 +1,164 @@
+"""The `:Source` of an ingested document: created on first sight, read back, updated per attempt."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Sequence
+
+from service.domain.ingestion.report import UnitOutcome
+from service.domain.memories import Writer, utcnow
+from service.domain.models import Kind
+from service.graph.repository import Graph, Row
+
+SOURCE_COMPLETE = "complete"
+SOURCE_PARTIAL = "partial"
+SOURCE_IN_PROGRESS = "in_progress"
+
+
+def create_source(
+    graph: Graph,
+    writer: Writer,
+    name: str,
+    fmt: str,
+    sha256: str,
+    size_bytes: int,
+    unit_count: int,
+) -> Row:
+    """Create the `:Source` of a document seen for the first time (`status = in_progress`).
+
+    Args:
+        graph: the query runner.
+        writer: namespace, origin `ingestion` and actor.
+        name: the source name (clean text, 1..500 characters).
+        fmt: the resolved format (never `auto`).
+        sha256: hex SHA-256 of the content's UTF-8 bytes (the source's identity in the namespace).
+        size_bytes: the content's size in UTF-8 bytes.
+        unit_count: how many units the parser gave.
+
+    Returns:
+        The source's properties with its `uid`.
+    """
+    now = utcnow()
+    props = {
+        "uid": str(uuid.uuid4()),
+        "namespace": writer.namespace,
+        "name": name,
+        "format": fmt,
+        "sha256": sha256,
+        "size_bytes": size_bytes,
+        "status": SOURCE_IN_PROGRESS,
+        "unit_count": unit_count,
+        "attempts": 0,
+        "units_failed": [],
+        "units_refused_json": [],
+        "created_by_origin": writer.origin,
+        "created_by_actor": writer.actor,
+        "valid_from": now,
+        "valid_to": None,
+        "system_from": now,
+        "system_to": None,
+    }
+    row = graph.one("ingest/create_source", {"props": props})
+    assert row is not None
+    return {**props, "uid": row["uid"]}
+
+
+def recorded_units(graph: Graph, namespace: str, source_uid: str) -> dict[str, UnitOutcome]:
+    """Read back the units already recorded from a source (memories `EXTRACTED_FROM` it).
+
+    Args:
+        graph: the query runner.
+        namespace: the tenant.
+        source_uid: the source's `uid`.
+
+    Returns:
+        `{unit key: outcome}` with status `ok`, the trace id and quality, and the memory ids.
+    """
+    rows = graph.run(
+        "ingest/list_source_memories", {"namespace": namespace, "source_uid": source_uid}
+    )
+    units: dict[str, UnitOutcome] = {}
+    for r in rows:
+        outcome = units.setdefault(
+            r["unit"], UnitOutcome(key=r["unit"], title=r["unit"], status="ok")
+        )
+        if r["kind"] == Kind.REASONING:
+            outcome.trace_id = r["memory_id"]
+            outcome.quality = {
+                "verdict": r["quality_verdict"],
+                "score": r["quality_score"],
+                "issues": list(r["quality_issues"]),
+            }
+        elif r["memory_id"] not in outcome.memory_ids:
+            outcome.memory_ids.append(r["memory_id"])
+    return units
+
+
+def refused_units(source: Row) -> dict[str, UnitOutcome]:
+    """Return the units refused earlier, as kept on the source (`units_refused_json`).
+
+    Args:
+        source: the `:Source` row.
+
+    Returns:
+        `{unit key: outcome}` with status `refused`, the error and the assessment.
+    """
+    units: dict[str, UnitOutcome] = {}
+    for text in source.get("units_refused_json") or []:
+        item = json.loads(text)
+        units[item["key"]] = UnitOutcome(
+            key=item["key"],
+            title=item["title"],
+            status="refused",
+            error=item["error"],
+            quality=item["quality"],
+        )
+    return units
+
+
+def finish_source(
+    graph: Graph,
+    source: Row,
+    namespace: str,
+    outcomes: Sequence[UnitOutcome],
+    total: int,
+    processed: int,
+) -> str:
+    """Record an attempt on the source: its status, failed and refused units, attempt time.
+
+    Nothing is written when no unit was processed and the status is unchanged.
+
+    Args:
+        graph: the query runner.
+        source: the `:Source` row (``uid``, ``status``).
+        namespace: the tenant.
+        outcomes: one outcome per unit, in unit order.
+        total: how many units the document has.
+        processed: how many units this attempt wrote (or tried to).
+
+    Returns:
+        The status: `complete` (every unit ok or refused) or `partial`.
+    """
+    source_uid: str = source["uid"]
+    failed = [o.key for o in outcomes if o.status == "failed"]
+    status = SOURCE_PARTIAL if failed else SOURCE_COMPLETE
+    if processed or source.get("status") != status:
+        refused_json = [
+            json.dumps({"key": o.key, "title": o.title, "error": o.error, "quality": o.quality})
+            for o in outcomes
+            if o.status == "refused"
+        ]
+        graph.run(
+            "ingest/update_source",
+            {
+                "namespace": namespace,
+                "source_uid": source_uid,
+                "status": status,
+                "unit_count": total,
+                "units_failed": failed,
+                "units_refused_json": refused_json,
+                "now": utcnow(),
+            },
+        )
+    return status

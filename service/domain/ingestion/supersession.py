@@ -1,0 +1,105 @@
+"""ADR supersession: an ingested decision closes and links the ADR decisions it relates to."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime, timedelta
+from typing import Any
+
+from service.domain.memories import MemoryService, Writer, utcnow
+from service.graph.repository import Row, Tx
+
+
+def supersede(
+    tx: Tx,
+    memories: MemoryService,
+    writer: Writer,
+    decision: Row,
+    adr: Mapping[str, Any],
+    now: datetime,
+    unit: str,
+) -> list[dict[str, str]]:
+    """Close and link the ADR decisions related to `decision`; return the new links.
+
+    An ADR's decision carries its normalised name (`adr_name`, see `adr_key`), the names it
+    supersedes and is superseded by (`adr_supersedes`, `adr_superseded_by`), also in its
+    metadata. In the unit's transaction every current ADR decision of the namespace related
+    by either side's links is resolved: the older one is closed — a new version written by
+    origin ingestion (`created_by` copied) with `valid_to` = the newer one's `valid_from`, or
+    the write's time when that would not be after the older one's `valid_from` — and the
+    newer one's current version `SUPERSEDES` that closed version. Pairs already linked are
+    skipped, so the order of ingestion does not matter and repeating it changes nothing.
+
+    from __future__ import annotations
+
+    Args:
+        tx: the unit's write transaction.
+        memories: the memory store (`version_in`).
+        writer: namespace, origin `ingestion` and actor.
+        decision: the unit's produced decision (`memory_id`, `uid`, `adr_name`, `valid_from`).
+        adr: `{name, supersedes[], superseded_by[]}` of the decision (`adr_key` values).
+        now: the unit's write time (timezone-aware UTC datetime).
+        unit: the unit's key (reported with each link).
+
+    Returns:
+        `[{memory_id, supersedes_memory_id, unit}]`, one per new `SUPERSEDES` link.
+    """
+    rows = tx.run(
+        "ingest/list_adr_related",
+        {
+            "namespace": writer.namespace,
+            "memory_id": decision["memory_id"],
+            "name": adr["name"],
+            "supersedes": adr["supersedes"],
+            "superseded_by": adr["superseded_by"],
+        },
+    )
+    links: list[dict[str, str]] = []
+    me = decision
+    for r in rows:
+        if r["linked"]:
+            continue
+        other: Row = r["memory"]
+        newer, older = (me, other) if r["role"] == "older" else (other, me)
+        closed = _close(tx, memories, writer, older, newer, now)
+        if older is me:
+            me = closed
+        tx.run(
+            "memory/link_supersedes",
+            {
+                "namespace": writer.namespace,
+                "new_uid": newer["uid"],
+                "old_uid": closed["uid"],
+                "reason": f"ADR {newer.get('adr_name')} supersedes ADR {older.get('adr_name')}",
+                "origin": writer.origin,
+                "actor": writer.actor,
+                "now": now,
+            },
+        )
+        links.append(
+            {
+                "memory_id": newer["memory_id"],
+                "supersedes_memory_id": older["memory_id"],
+                "unit": unit,
+            }
+        )
+    return links
+
+
+def _close(
+    tx: Tx, memories: MemoryService, writer: Writer, older: Row, newer: Row, now: datetime
+) -> Row:
+    """Return the older decision closed in valid time (a new version), or as is if already closed."""
+    if older.get("valid_to") is not None:
+        return older
+    at = max(utcnow(), now + timedelta(microseconds=1))
+    end = newer["valid_from"] if newer["valid_from"] > older["valid_from"] else at
+    changes = {
+        "valid_to": end,
+        "adr_name": older.get("adr_name"),
+        "adr_supersedes": older.get("adr_supersedes"),
+        "adr_superseded_by": older.get("adr_superseded_by"),
+    }
+    return memories.version_in(
+        tx, older, changes, writer, at, reason=f"superseded by ADR {newer.get('adr_name')}"
+    )

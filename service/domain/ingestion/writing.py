@@ -1,0 +1,163 @@
+"""Writing one unit: its observations, its trace and `EXTRACTED_FROM`, in one transaction."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from datetime import datetime
+
+from service.domain.ingestion.report import UnitOutcome, failed_outcome, printable
+from service.domain.ingestion.supersession import supersede
+from service.domain.ingestion.units import CleanedUnit, PreparedUnit
+from service.domain.memories import MemoryService, Writer, encode_metadata, utcnow
+from service.domain.models import IngestUnit, Kind
+from service.domain.reasoning import ReasoningService
+from service.errors import RationaleError, ReasoningRejected
+from service.graph.repository import Graph, Tx
+
+log = logging.getLogger(__name__)
+
+
+class UnitWriter:
+    """Writes ingest units, each in its own transaction.
+
+    Args:
+        graph: the query runner.
+        memories: the memory store (observations, ADR decision versions).
+        reasoning: the trace store (`record_in`).
+    """
+
+    def __init__(self, graph: Graph, memories: MemoryService, reasoning: ReasoningService) -> None:
+        self.graph = graph
+        self.memories = memories
+        self.reasoning = reasoning
+
+    def process(
+        self,
+        writer: Writer,
+        source_uid: str,
+        unit: IngestUnit,
+        cleaned: CleanedUnit,
+        vectors: Sequence[list[float]],
+        gate: bool,
+    ) -> UnitOutcome:
+        """Write one unit in its own transaction; a domain error fails (or refuses) it alone."""
+        title = printable(unit.title)
+        now = utcnow()
+        try:
+            n = len(cleaned.observations)
+            observations = [
+                self.memories.new_props(
+                    writer,
+                    Kind.OBSERVATION,
+                    text,
+                    now=now,
+                    embedding=vector,
+                    valid_from=unit.valid_from,
+                )
+                for text, vector in zip(cleaned.observations, vectors[:n], strict=True)
+            ]
+            prepared = PreparedUnit(observations, cleaned.draft, list(vectors[n:]), cleaned.adr)
+
+            def work(tx: Tx) -> UnitOutcome:
+                return self._write_unit(tx, writer, source_uid, unit, prepared, gate, now)
+
+            outcome = self.graph.write(work)
+        except ReasoningRejected as exc:
+            quality = exc.extra.get("quality") or {}
+            log.info("ingest: unit %s refused by the quality gate: %s", unit.key, exc.message)
+            return UnitOutcome(
+                key=unit.key,
+                title=title,
+                status="refused",
+                error=printable(exc.message),
+                quality=quality,
+            )
+        except RationaleError as exc:
+            return failed_outcome(unit, exc)
+        outcome.title = title
+        return outcome
+
+    def _write_unit(
+        self,
+        tx: Tx,
+        writer: Writer,
+        source_uid: str,
+        unit: IngestUnit,
+        prepared: PreparedUnit,
+        gate: bool,
+        now: datetime,
+    ) -> UnitOutcome:
+        outcome = UnitOutcome(key=unit.key, title=unit.title, status="ok")
+        uids: list[str] = []
+        resolve: dict[str, str] = {}
+        for i, props in enumerate(prepared.observations):
+            row, created = self.memories.create_in(tx, props, now, writer)
+            resolve[f"obs:{i}"] = row["memory_id"]
+            uids.append(row["uid"])
+            if row["memory_id"] not in outcome.memory_ids:
+                outcome.memory_ids.append(row["memory_id"])
+            if created:
+                outcome.created[Kind.OBSERVATION] += 1
+        if prepared.draft is not None:
+            adr = prepared.adr
+            extra = None
+            if adr is not None:
+                extra = {
+                    "adr_name": adr["name"],
+                    "adr_supersedes": adr["supersedes"],
+                    "adr_superseded_by": adr["superseded_by"],
+                    "metadata_json": encode_metadata(
+                        {
+                            "adr_name": adr["name"],
+                            "adr_file": unit.name,
+                            "adr_supersedes": adr["supersedes"],
+                            "adr_superseded_by": adr["superseded_by"],
+                        }
+                    ),
+                }
+            recorded = self.reasoning.record_in(
+                tx,
+                writer,
+                prepared.draft,
+                prepared.trace_vectors,
+                now=now,
+                gate=gate,
+                source_id=source_uid,
+                valid_from=unit.valid_from,
+                resolve=resolve,
+                produced_extra=extra,
+            )
+            outcome.trace_id = recorded.trace_id
+            outcome.quality = recorded.assessment.as_dict()
+            outcome.created[Kind.REASONING] += 1
+            uids.append(recorded.trace_uid)
+            produced = recorded.produced
+            if produced is not None:
+                uids.append(produced["uid"])
+                if produced["memory_id"] not in outcome.memory_ids:
+                    outcome.memory_ids.append(produced["memory_id"])
+                if recorded.produced_created:
+                    outcome.created[produced["kind"]] += 1
+                if adr is not None and produced["kind"] == Kind.DECISION:
+                    outcome.supersedes = supersede(
+                        tx, self.memories, writer, produced, adr, now, unit.key
+                    )
+        wanted = list(dict.fromkeys(uids))
+        if wanted:
+            link = tx.one(
+                "ingest/link_extracted",
+                {
+                    "namespace": writer.namespace,
+                    "source_uid": source_uid,
+                    "memory_uids": wanted,
+                    "unit": unit.key,
+                    "now": now,
+                },
+            )
+            linked = link["linked"] if link else 0
+            if linked != len(wanted):
+                raise RationaleError(
+                    f"ingest: unit {unit.key}: linked {linked} of {len(wanted)} memories to the source"
+                )
+        return outcome

@@ -1,0 +1,1 @@
+"""Developer tooling on top of the domain (quality-gate calibration), never used by the API."""
