@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
+from service.domain.diagnostics import DiagnosticsService
 from service.domain.idempotency import IdempotencyService
 from service.domain.ingestion import IngestionService
 from service.domain.maintenance import MaintenanceConfig, MaintenanceService
@@ -12,7 +13,7 @@ from service.domain.memories import MemoryService
 from service.domain.policy import VisibilityPolicy
 from service.domain.quality import QualityThresholds
 from service.domain.reasoning import ReasoningService
-from service.domain.retrieval import DiagnosticsService, RetrievalConfig, RetrievalService
+from service.domain.retrieval import RetrievalConfig, RetrievalService
 from service.embeddings import Embedder, SentenceTransformerEmbedder
 from service.graph.cypher import QueryRegistry
 from service.graph.driver import bind_neomodel, create_driver, unbind_neomodel

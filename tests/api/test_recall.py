@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from service.domain.retrieval import RetrievalConfig, RetrievalService
+from service.domain.retrieval import RetrievalConfig, RetrievalRequest, RetrievalService
 from service.embeddings import Embedder
 from tests.conftest import Tenant
 from tests.factories import flaky_test_story, memory
@@ -244,7 +244,8 @@ def test_overfetch_never_comes_back_short(
         service = RetrievalService(services.graph, services.embedder, services.policy, config)
         caplog.clear()
         with caplog.at_level(logging.DEBUG, logger="service.domain.retrieval"):
-            items = service.recall(tenant.namespace, {"query": query, "limit": 10})["items"]
+            result = service.recall(tenant.namespace, RetrievalRequest(query=query, limit=10))
+            items = [item.as_dict() for item in result.items]
         assert len(items) == 10
         assert set(ids(items)) <= mine
         rounds = re.findall(

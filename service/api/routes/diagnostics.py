@@ -30,6 +30,12 @@ class DiagnosticsPublic(BaseModel):
 
 
 @router.get("/diagnostics", response_model=DiagnosticsPublic)
-def read_diagnostics(services: ServicesDep, principal: ReadPrincipal) -> dict[str, object]:
+def read_diagnostics(services: ServicesDep, principal: ReadPrincipal) -> DiagnosticsPublic:
     """Return unrecognized origins (count and sample ids) and counts per kind and origin."""
-    return services.diagnostics.report(principal.namespace)
+    report = services.diagnostics.report(principal.namespace)
+    return DiagnosticsPublic(
+        unrecognized_origins=UnrecognizedOrigins(
+            count=report.unrecognized_count, sample=list(report.unrecognized_sample)
+        ),
+        counts=report.counts,
+    )

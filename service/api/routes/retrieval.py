@@ -5,26 +5,47 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from service.api.deps import ReadPrincipal, ServicesDep
+from service.domain.retrieval import RetrievalRequest, RetrievalResult
 from service.schemas import RecallRequest, RetrievalPublic, SearchRequest
 
 router = APIRouter(prefix="/v1", tags=["retrieval"])
 
 
+def _public(result: RetrievalResult) -> RetrievalPublic:
+    return RetrievalPublic(items=[item.as_dict() for item in result.items], count=result.count)
+
+
 @router.post("/recall", response_model=RetrievalPublic)
 def recall_memories(
     body: RecallRequest, services: ServicesDep, principal: ReadPrincipal
-) -> dict[str, object]:
+) -> RetrievalPublic:
     """Return current, valid, recall-visible memories and whole traces for an agent's context.
 
     Each item carries `score`, `origin`, `has_reasoning` and `lineage` (the lineage path when
     reasoning produced it). Maintenance-written memories and unrecognized origins never come back.
     """
-    return services.retrieval.recall(principal.namespace, body.model_dump())
+    request = RetrievalRequest(
+        query=body.query,
+        limit=body.limit,
+        kinds=body.kinds,
+        as_of=body.as_of,
+        known_at=body.known_at,
+    )
+    return _public(services.retrieval.recall(principal.namespace, request))
 
 
 @router.post("/search", response_model=RetrievalPublic)
 def search_memories(
     body: SearchRequest, services: ServicesDep, principal: ReadPrincipal
-) -> dict[str, object]:
+) -> RetrievalPublic:
     """Return search-visible memories and traces, `origin` on each; optionally closed versions too."""
-    return services.retrieval.search(principal.namespace, body.model_dump())
+    request = RetrievalRequest(
+        query=body.query,
+        limit=body.limit,
+        kinds=body.kinds,
+        as_of=body.as_of,
+        known_at=body.known_at,
+        origins=body.origins,
+        include_superseded=body.include_superseded,
+    )
+    return _public(services.retrieval.search(principal.namespace, request))

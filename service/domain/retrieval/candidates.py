@@ -1,0 +1,254 @@
+"""Candidates from the global vector and fulltext indexes: Lucene escaping and over-fetch."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import unicodedata
+from collections.abc import Callable
+
+from service.domain.policy import VisibilityPolicy
+from service.domain.retrieval.models import (
+    Candidates,
+    Hit,
+    RetrievalConfig,
+    RetrievalQuery,
+    Unrecognized,
+)
+from service.graph.query_names import QueryName
+from service.graph.repository import Row, Tx
+
+# The package's name, as before the split: log configuration and tests filter on it.
+log = logging.getLogger("service.domain.retrieval")
+
+#: Characters the Lucene classic query parser treats as syntax; each is backslash-escaped.
+LUCENE_SPECIAL = frozenset('+-&|!(){}[]^"~*?:\\/')
+#: Words the parser reads as operators when upper-case; they are lower-cased (plain terms).
+LUCENE_OPERATORS = frozenset({"AND", "OR", "NOT"})
+#: Most characters and words of the user text sent to the fulltext index. The standard analyzer
+#: makes one clause per CJK ideograph, and Lucene refuses more than 1024 clauses.
+FULLTEXT_MAX_CHARS = 400
+FULLTEXT_MAX_WORDS = 100
+
+
+def lucene_query(text: str) -> str | None:
+    r"""Return `text` as a Lucene query of plain terms, or None when it holds nothing to match.
+
+    Every Lucene special character (`+ - && || ! ( ) { } [ ] ^ " ~ * ? : \ /`) is
+    backslash-escaped and the words AND, OR and NOT are lower-cased, so no user text is ever
+    read as query syntax. The text is cut to `FULLTEXT_MAX_WORDS` words and
+    `FULLTEXT_MAX_CHARS` characters (Lucene's clause limit).
+
+    Args:
+        text: the user's query, NFC-normalised.
+
+    Returns:
+        The escaped query, or None when the text has no letter, digit or symbol (e.g. only
+        punctuation): the fulltext index is then skipped.
+    """
+    if not any(
+        unicodedata.category(ch)[0] in "LN" or unicodedata.category(ch) == "So" for ch in text
+    ):
+        return None
+    words: list[str] = []
+    size = 0
+    for word in text.split()[:FULLTEXT_MAX_WORDS]:
+        if word in LUCENE_OPERATORS:
+            word = word.lower()
+        size += len(word) + 1
+        if size > FULLTEXT_MAX_CHARS and words:
+            break
+        words.append(
+            "".join("\\" + ch if ch in LUCENE_SPECIAL else ch for ch in word[:FULLTEXT_MAX_CHARS])
+        )
+    return " ".join(words)
+
+
+def _best_first(hits: list[Hit]) -> list[Hit]:
+    return sorted(hits, key=lambda h: (-h.score, h.uid))
+
+
+class CandidateFinder:
+    """Collects the caller's visible candidates from both global indexes (DESIGN §7).
+
+    Both indexes are global across namespaces and apply `k` before any filter, so each Cypher
+    file filters right after the index call (namespace first, then kinds, system time, valid
+    time and visibility: `created_by_origin IN $origins`) and each index is over-fetched.
+    Candidates whose origin is missing or unknown to the policy are handed back apart and
+    logged once per process (`warn_unrecognized`).
+
+    Args:
+        config: index names and over-fetch settings.
+        policy: the visibility policy (which origins are recognized).
+    """
+
+    def __init__(self, config: RetrievalConfig, policy: VisibilityPolicy) -> None:
+        self.config = config
+        self.policy = policy
+        self._seen: set[str] = set()
+        self._seen_lock = threading.Lock()
+
+    def overfetch(
+        self, limit: int, run: Callable[[int], Row], small: Callable[[], bool] | None = None
+    ) -> Candidates:
+        """Collect the caller's top `depth = limit * overfetch` candidates from a global index.
+
+        `run(k)` returns `{fetched, hits, unrecognized}` for one round. Starting at `k = depth`,
+        the loop doubles `k` until `depth` visible hits survived, the index returned fewer than
+        `k` (it has no more), `max_candidates` is reached, or after the first short round when
+        `small()` says the namespace is small enough to scan exactly (`Candidates.exhausted` is
+        then True). Asking for a fixed depth in the caller's own visible space (not merely
+        `limit` hits) keeps the fused ranking independent of how much other namespaces hold.
+
+        Args:
+            limit: max items the caller asked for, 1..100.
+            run: one round of the index query for a given `k`.
+            small: whether the namespace is small enough for an exact scan, or None.
+
+        Returns:
+            The kept hits (best first, at most `depth`), what was hidden as unrecognized, the
+            number of rounds and the last `k`.
+        """
+        cap = max(self.config.max_candidates, limit)
+        depth = min(limit * self.config.vector_overfetch, cap)
+        k = depth
+        out = Candidates()
+        while True:
+            row = run(k)
+            out.rounds += 1
+            out.k = k
+            ordered = _best_first([Hit.from_row(h) for h in row["hits"]])
+            out.hits = ordered[:depth]
+            out.unrecognized = [Unrecognized.from_row(u) for u in row["unrecognized"]]
+            if len(ordered) >= depth or row["fetched"] < k:
+                return out
+            if k >= cap or (out.rounds == 1 and small is not None and small()):
+                out.exhausted = True
+                return out
+            k = min(k * 2, cap)
+
+    def vector(
+        self, tx: Tx, namespace: str, query: RetrievalQuery, embedding: list[float]
+    ) -> Candidates:
+        """Return the vector index's candidates, or an exact cosine scan where it falls short.
+
+        If the index still leaves too few at `max_candidates`, or the namespace holds at most
+        `exact_scan_max` memory versions, an exact cosine scan of the namespace's visible
+        memories (`retrieval/search_namespace_exact`) takes its place, so a result is never
+        short while enough visible matches exist.
+
+        Args:
+            tx: the read transaction.
+            namespace: the caller's namespace.
+            query: the validated query.
+            embedding: list[float], len == settings.embedding_dim, L2-normalised.
+
+        Returns:
+            The candidates, best first by cosine similarity in [0, 1].
+        """
+        filters = query.filters(namespace)
+        recognized = self.policy.recognized()
+
+        def run(k: int) -> Row:
+            params = {
+                **filters,
+                "index_name": self.config.vector_index,
+                "k": k,
+                "embedding": embedding,
+                "recognized": recognized,
+            }
+            row = tx.one(QueryName.RETRIEVAL_SEARCH_VECTOR_CANDIDATES, params)
+            assert row is not None
+            return row
+
+        def small() -> bool:
+            cap = self.config.exact_scan_max
+            row = tx.one(
+                QueryName.RETRIEVAL_COUNT_NAMESPACE_MEMORIES, {"namespace": namespace, "cap": cap}
+            )
+            return row is not None and int(row["n"]) <= cap
+
+        found = self.overfetch(query.limit, run, small)
+        if found.exhausted:
+            # The namespace's matches are rare in the global index: rank them exactly instead.
+            rows = tx.run(
+                QueryName.RETRIEVAL_SEARCH_NAMESPACE_EXACT,
+                {**filters, "embedding": embedding, "k": found.k},
+            )
+            found.hits = [Hit.from_row(r) for r in rows]
+            found.rounds += 1
+        log.debug(
+            "vector candidates: %d kept after %d round(s), k=%d, exact scan: %s",
+            len(found.hits),
+            found.rounds,
+            found.k,
+            found.exhausted,
+        )
+        return found
+
+    def fulltext(
+        self, tx: Tx, namespace: str, query: RetrievalQuery, lucene: str | None
+    ) -> Candidates:
+        """Return the fulltext index's candidates (none when `lucene` is None).
+
+        Args:
+            tx: the read transaction.
+            namespace: the caller's namespace.
+            query: the validated query.
+            lucene: the query text escaped by `lucene_query`, or None.
+
+        Returns:
+            The candidates, best first by Lucene score.
+        """
+        if lucene is None:
+            return Candidates()
+        filters = query.filters(namespace)
+        recognized = self.policy.recognized()
+
+        def run(k: int) -> Row:
+            params = {
+                **filters,
+                "index_name": self.config.fulltext_index,
+                "k": k,
+                "query": lucene,
+                "recognized": recognized,
+            }
+            row = tx.one(QueryName.RETRIEVAL_SEARCH_FULLTEXT_CANDIDATES, params)
+            assert row is not None
+            return row
+
+        found = self.overfetch(query.limit, run)
+        log.debug(
+            "fulltext candidates: %d kept after %d round(s), k=%d",
+            len(found.hits),
+            found.rounds,
+            found.k,
+        )
+        return found
+
+    def warn_unrecognized(self, namespace: str, unrecognized: list[Unrecognized]) -> None:
+        """Log each hidden candidate with a missing or unknown origin once per process.
+
+        Args:
+            namespace: the caller's namespace.
+            unrecognized: what the candidate queries hid (`GET /v1/diagnostics` counts them).
+        """
+        if not unrecognized:
+            return
+        with self._seen_lock:
+            new = []
+            for hidden in unrecognized:
+                if hidden.memory_id is None or hidden.memory_id in self._seen:
+                    continue
+                self._seen.add(hidden.memory_id)
+                new.append(hidden)
+        for hidden in new:
+            log.warning(
+                "memory %s in namespace %s has %s; it is hidden from recall and search "
+                "(listed by GET /v1/diagnostics)",
+                hidden.memory_id,
+                namespace,
+                f"unrecognized origin {hidden.origin!r}"
+                if hidden.origin is not None
+                else "no origin",
+            )

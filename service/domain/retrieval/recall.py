@@ -1,0 +1,190 @@
+"""`RetrievalService`: recall (context for an agent) and search (explicit lookup), end to end."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from service.domain.memories import Memory, memory_public, utcnow
+from service.domain.models import Kind
+from service.domain.policy import Read, VisibilityPolicy
+from service.domain.reasoning import Trace, trace_public
+from service.domain.retrieval.candidates import CandidateFinder, lucene_query
+from service.domain.retrieval.fusion import fuse
+from service.domain.retrieval.models import (
+    Ranked,
+    RetrievalConfig,
+    RetrievalItem,
+    RetrievalQuery,
+    RetrievalRequest,
+    RetrievalResult,
+    Unrecognized,
+)
+from service.domain.text import clean_text
+from service.embeddings import Embedder
+from service.graph.query_names import QueryName
+from service.graph.records import MemoryRecord
+from service.graph.repository import Graph, Tx
+
+
+class RetrievalService:
+    """Recall and search over the hybrid (vector + fulltext) index, origin-aware (DESIGN §7).
+
+    A query is checked (`clean_text`) and embedded; candidates come from both global indexes,
+    filtered and over-fetched (`CandidateFinder`); they are fused by quality-weighted RRF
+    (`fuse`); the top `limit` are read back in the same transaction (`_items`).
+
+    Args:
+        graph: the query runner.
+        embedder: embeds the query (the same model as the stored embeddings).
+        policy: the visibility policy (`recall`, `search` and `lineage` origins).
+        config: index names, fusion and over-fetch settings, the query size limit.
+    """
+
+    def __init__(
+        self, graph: Graph, embedder: Embedder, policy: VisibilityPolicy, config: RetrievalConfig
+    ) -> None:
+        self.graph = graph
+        self.embedder = embedder
+        self.policy = policy
+        self.config = config
+        self.candidates = CandidateFinder(config, policy)
+
+    # -- use cases --------------------------------------------------------------------------
+
+    def recall(self, namespace: str, request: RetrievalRequest) -> RetrievalResult:
+        """Return the recall-visible, current memories and whole traces best matching a query.
+
+        `request.origins` and `request.include_superseded` are ignored: recall sees the
+        policy's recall origins and current versions only.
+
+        Args:
+            namespace: the caller's namespace.
+            request: the query, `limit` (1..100), `kinds`, `as_of` and `known_at`
+                (timezone-aware UTC or None).
+
+        Returns:
+            The items, best first: each a memory (DESIGN §8 shape) or a whole trace, with its
+            `score` (fused, quality-weighted), `origin`, `has_reasoning` and `lineage` path.
+
+        Raises:
+            InvalidInputError: the query is empty, white space only or invalid Unicode (422).
+            TooLargeError: the query is over `max_query_chars` (413).
+            EmbeddingError: the model failed (503).
+        """
+        query = self._query(request, "recall", requested_origins=None, include_superseded=False)
+        return self._answer(namespace, query)
+
+    def search(self, namespace: str, request: RetrievalRequest) -> RetrievalResult:
+        """Return the search-visible memories and traces best matching a query, origin on each.
+
+        Args:
+            namespace: the caller's namespace.
+            request: those of recall plus `origins` (only these doors; intersected with the
+                search-visible ones, never widening them) and `include_superseded` (also
+                closed versions, each with its `version` and `system_to`).
+
+        Returns:
+            The items as for `recall`.
+
+        Raises:
+            InvalidInputError, TooLargeError, EmbeddingError: see `recall`.
+        """
+        query = self._query(
+            request,
+            "search",
+            requested_origins=request.origins,
+            include_superseded=request.include_superseded,
+        )
+        return self._answer(namespace, query)
+
+    # -- steps ------------------------------------------------------------------------------
+
+    def _query(
+        self,
+        request: RetrievalRequest,
+        read: Read,
+        *,
+        requested_origins: Sequence[str] | None,
+        include_superseded: bool,
+    ) -> RetrievalQuery:
+        text = clean_text(request.query, field="query", max_chars=self.config.max_query_chars)
+        origins = self.policy.origins(read)
+        if requested_origins is not None:
+            origins = [o for o in origins if o in set(requested_origins)]
+        kinds = request.kinds
+        return RetrievalQuery(
+            text=text,
+            limit=int(request.limit or 10),
+            kinds=sorted({str(k) for k in kinds}) if kinds else None,
+            as_of=request.as_of or utcnow(),
+            known_at=request.known_at,
+            origins=origins,
+            include_superseded=include_superseded,
+        )
+
+    def _answer(self, namespace: str, query: RetrievalQuery) -> RetrievalResult:
+        if not query.origins:
+            return RetrievalResult()
+        embedding = self.embedder.encode([query.text])[0]
+        lucene = lucene_query(query.text)
+
+        def work(tx: Tx) -> tuple[list[RetrievalItem], list[Unrecognized]]:
+            vector = self.candidates.vector(tx, namespace, query, embedding)
+            fulltext = self.candidates.fulltext(tx, namespace, query, lucene)
+            ranked = fuse(vector.hits, fulltext.hits, query.limit, self.config.rrf_k)
+            items = self._items(tx, namespace, ranked)
+            return items, vector.unrecognized + fulltext.unrecognized
+
+        items, unrecognized = self.graph.read(work)
+        self.candidates.warn_unrecognized(namespace, unrecognized)
+        return RetrievalResult(items=tuple(items))
+
+    def _items(self, tx: Tx, namespace: str, ranked: list[Ranked]) -> list[RetrievalItem]:
+        """Read back the ranked hits: memories with `has_reasoning`, traces whole.
+
+        Traces come whole through `reasoning/get_trace` (steps in order, rejected hypotheses
+        marked); steps are never items. `has_reasoning` means a lineage-visible trace
+        `PRODUCED` some version of the memory.
+        """
+        if not ranked:
+            return []
+        rows = tx.run(
+            QueryName.RETRIEVAL_LIST_HITS,
+            {
+                "namespace": namespace,
+                "uids": [r.hit.uid for r in ranked],
+                "lineage_origins": self.policy.origins("lineage"),
+            },
+        )
+        found = {r["memory"]["uid"]: r for r in rows}
+        now = utcnow()
+        items = []
+        for fused in ranked:
+            row = found.get(fused.hit.uid)
+            if row is None:
+                continue
+            memory = MemoryRecord.from_props(row["memory"])
+            record: Memory | Trace
+            if memory.kind == Kind.REASONING:
+                trace = tx.trace(
+                    QueryName.REASONING_GET_TRACE,
+                    {"namespace": namespace, "trace_id": memory.memory_id, "now": now},
+                )
+                if trace is None:
+                    continue
+                record = trace_public(trace)
+            else:
+                record = memory_public(memory)
+            has_reasoning = bool(row["has_reasoning"])
+            items.append(
+                RetrievalItem(
+                    memory_id=memory.memory_id,
+                    version=memory.version,
+                    record=record,
+                    score=fused.score,
+                    similarity=fused.similarity,
+                    has_reasoning=has_reasoning,
+                    lineage=f"/v1/memories/{memory.memory_id}/lineage" if has_reasoning else None,
+                )
+            )
+        return items
