@@ -12,10 +12,18 @@ import subprocess
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from datetime import datetime
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from service.domain.memories import build_memory_row
+from service.domain.models import KIND_LABELS, Kind, Writer
+from service.graph.cypher import QueryRegistry
+from service.graph.query_names import DevQueryName
+from service.graph.repository import Graph, Row, Tx
 
 REPO = Path(__file__).resolve().parent.parent
 RESULTS = REPO / "bench" / "results"
@@ -38,9 +46,11 @@ def summary(samples_ms: Sequence[float]) -> dict[str, float]:
     }
 
 
-def timed(call: Callable[[Any], object], inputs: Sequence[Any], warmup: int = 3) -> list[float]:
-    """Call `call` on the first `warmup` inputs untimed, then on every input; return ms each."""
-    for x in list(inputs)[:warmup]:
+def timed(
+    call: Callable[[Any], object], inputs: Sequence[Any], warmup: Sequence[Any]
+) -> list[float]:
+    """Run `call` on each warm-up input untimed, then on each input; return milliseconds."""
+    for x in warmup:
         call(x)
     out = []
     for x in inputs:
@@ -138,3 +148,65 @@ def torch_threads(n: int) -> Iterator[None]:
         yield
     finally:
         torch.set_num_threads(before)
+
+
+def memory_row(
+    writer: Writer,
+    kind: Kind,
+    content: str,
+    embedding: list[float],
+    *,
+    now: datetime,
+    valid_from: datetime | None = None,
+    metadata_json: str | None = None,
+) -> dict[str, Any]:
+    """Return one `$rows` entry of `bench/create_memories`: the label and the service's row.
+
+    The properties come from the service's one builder (`build_memory_row`), so a benchmark
+    corpus is stored exactly as the service stores a memory.
+
+    Args:
+        writer: namespace, origin and actor of the memory.
+        kind: its kind (gives the label).
+        content: clean synthetic text.
+        embedding: list[float], len == settings.embedding_dim, L2-normalised.
+        now: system time of the write (timezone-aware UTC datetime).
+        valid_from: start of valid time; default `now`.
+        metadata_json: serialised metadata, or None.
+
+    Returns:
+        `{label, props}`.
+    """
+    props = build_memory_row(
+        writer,
+        kind,
+        content,
+        embedding,
+        now=now,
+        valid_from=valid_from,
+        metadata_json=metadata_json,
+    )
+    return {"label": KIND_LABELS[kind], "props": props}
+
+
+@cache
+def _dev_registry(cypher_dir: Path) -> QueryRegistry:
+    return QueryRegistry.dev(cypher_dir)
+
+
+def bench_graph(graph: Graph, cypher_dir: Path = REPO / "cypher") -> Graph:
+    """Return a runner of the dev-only queries (`cypher/bench`) on the service graph's driver.
+
+    Args:
+        graph: the service's graph (driver, database, timeout are reused).
+        cypher_dir: the `cypher/` folder.
+
+    Returns:
+        A `Graph` whose registry holds only `DevQueryName` queries.
+    """
+    return Graph(graph.driver, _dev_registry(cypher_dir), graph.database, graph.timeout_s)
+
+
+def write_rows(tx: Tx, rows: list[dict[str, Any]]) -> Row | None:
+    """Write one batch of `bench/create_memories` rows in the given transaction of a `bench_graph`."""
+    return tx.one(DevQueryName.BENCH_CREATE_MEMORIES, {"rows": rows})

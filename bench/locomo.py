@@ -42,7 +42,6 @@ import logging
 import os
 import re
 import time
-import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -53,12 +52,11 @@ from typing import Any
 import numpy as np
 from neo4j import RoutingControl
 
-from bench.common import REPO, summary, torch_threads
+from bench.common import REPO, bench_graph, memory_row, summary, torch_threads, write_rows
 from bench.recall import RoundLog, synthetic
 from service.container import Services
-from service.domain.retrieval import rrf
-from service.domain.text import normalise_for_match
-from service.graph.repository import Row, Tx
+from service.domain.models import Kind, Writer
+from service.domain.retrieval import RetrievalRequest, rrf
 
 DEFAULT_DIR = REPO.parent / "shared" / "corpus" / "benchmarks" / "locomo" / "conversations"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
@@ -214,42 +212,27 @@ def ingest(services: Services, conv: Conversation) -> tuple[np.ndarray, dict[str
         vectors = np.asarray(services.embedder.encode(texts), dtype=np.float32)
     embed_s = time.perf_counter() - t0
     now = datetime.now(UTC)
+    writer = Writer(conv.namespace, "ingestion", ACTOR)
     rows = [
-        {
-            "label": "Observation",
-            "props": {
-                "uid": str(uuid.uuid4()),
-                "namespace": conv.namespace,
-                "memory_id": str(uuid.uuid4()),
-                "version": 1,
-                "kind": "observation",
-                "content": t.content,
-                "content_norm": normalise_for_match(t.content),
-                "metadata_json": json.dumps(
-                    {"dia_id": t.dia_id, "session": t.session, "conversation": conv.id},
-                    sort_keys=True,
-                ),
-                "embedding": [float(x) for x in v],
-                "valid_from": t.valid_from,
-                "system_from": now,
-                "created_by_origin": "ingestion",
-                "created_by_actor": ACTOR,
-                "last_modified_by_origin": "ingestion",
-                "last_modified_by_actor": ACTOR,
-            },
-        }
+        memory_row(
+            writer,
+            Kind.OBSERVATION,
+            t.content,
+            [float(x) for x in v],
+            now=now,
+            valid_from=t.valid_from,
+            metadata_json=json.dumps(
+                {"dia_id": t.dia_id, "session": t.session, "conversation": conv.id},
+                sort_keys=True,
+            ),
+        )
         for t, v in zip(conv.turns, vectors, strict=True)
     ]
     t1 = time.perf_counter()
     for start in range(0, len(rows), 500):
         batch = rows[start : start + 500]
-        services.graph.write(partial(write_rows, rows=batch))
+        bench_graph(services.graph).write(partial(write_rows, rows=batch))
     return vectors, {"reused": False, "embed_s": embed_s, "write_s": time.perf_counter() - t1}
-
-
-def write_rows(tx: Tx, rows: list[dict[str, Any]]) -> Row | None:
-    """Write one batch of `bench/create_memories` rows in the given transaction."""
-    return tx.one("bench/create_memories", {"rows": rows})
 
 
 def scores(
@@ -344,12 +327,14 @@ def service_rank(
         for q in conv.questions:
             t0 = time.perf_counter()
             answer = services.retrieval.recall(
-                conv.namespace,
-                {"query": q.text, "limit": LIMIT, "kinds": None, "as_of": None, "known_at": None},
+                conv.namespace, RetrievalRequest(query=q.text, limit=LIMIT)
             )
             latencies.append((time.perf_counter() - t0) * 1000.0)
             ranked.append(
-                [str((item.get("metadata") or {}).get("dia_id")) for item in answer["items"]]
+                [
+                    str((item.get("metadata") or {}).get("dia_id"))
+                    for item in (i.as_dict() for i in answer.items)
+                ]
             )
     finally:
         log.removeHandler(rounds)

@@ -30,10 +30,11 @@ import statistics
 import sys
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any
 
 import typer
@@ -43,10 +44,10 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
+from bench.common import bench_graph, memory_row, timed, write_rows
 from service.container import Services
-from service.domain.models import KIND_LABELS, Kind
-from service.domain.retrieval import lucene_query
-from service.domain.text import normalise_for_match
+from service.domain.models import Kind, Writer
+from service.domain.retrieval import RetrievalRequest, lucene_query
 from service.embeddings import Embedder, SentenceTransformerEmbedder
 from service.graph.repository import Graph
 from service.main import create_app
@@ -161,31 +162,10 @@ def rows_for(namespace: str, start: int, stop: int, embedder: Embedder) -> list[
     items = [synthetic(i) for i in range(start, stop)]
     vectors = embedder.encode([text for _, text, _ in items])
     now = datetime.now(UTC)
-    rows = []
-    for (kind, text, origin), vector in zip(items, vectors, strict=True):
-        rows.append(
-            {
-                "label": KIND_LABELS[kind],
-                "props": {
-                    "uid": str(uuid.uuid4()),
-                    "namespace": namespace,
-                    "memory_id": str(uuid.uuid4()),
-                    "version": 1,
-                    "kind": kind.value,
-                    "content": text,
-                    "content_norm": normalise_for_match(text),
-                    "status": "active" if kind == Kind.DECISION else None,
-                    "embedding": vector,
-                    "valid_from": now,
-                    "system_from": now,
-                    "created_by_origin": origin,
-                    "created_by_actor": "bench",
-                    "last_modified_by_origin": origin,
-                    "last_modified_by_actor": "bench",
-                },
-            }
-        )
-    return rows
+    return [
+        memory_row(Writer(namespace, origin, "bench"), kind, text, vector, now=now)
+        for (kind, text, origin), vector in zip(items, vectors, strict=True)
+    ]
 
 
 def stored(graph: Graph, namespace: str) -> int:
@@ -197,7 +177,7 @@ def stored(graph: Graph, namespace: str) -> int:
 
 def write_batch(graph: Graph, rows: list[dict[str, Any]]) -> None:
     """Write one batch in one transaction."""
-    graph.write(lambda tx: tx.one("bench/create_memories", {"rows": rows}))
+    bench_graph(graph).write(partial(write_rows, rows=rows))
 
 
 def ensure_corpus(
@@ -234,20 +214,6 @@ def ensure_corpus(
         if pending is not None:
             pending.result()
     return size - have, time.perf_counter() - started
-
-
-def timed(
-    call: Callable[[Any], object], inputs: Sequence[Any], warmup: Sequence[Any]
-) -> list[float]:
-    """Run `call` on each warm-up input untimed, then on each input; return milliseconds."""
-    for x in warmup:
-        call(x)
-    out = []
-    for x in inputs:
-        t0 = time.perf_counter()
-        call(x)
-        out.append((time.perf_counter() - t0) * 1000.0)
-    return out
 
 
 def p50_p95(samples: Sequence[float]) -> tuple[float, float]:
@@ -327,7 +293,11 @@ def measure(
         Row(
             "recall, RetrievalService.recall",
             timed(
-                lambda q: services.retrieval.recall(namespace, {"query": q, **body}), runs, warmup
+                lambda q: services.retrieval.recall(
+                    namespace, RetrievalRequest(query=q, limit=limit)
+                ),
+                runs,
+                warmup,
             ),
             "no HTTP",
         )

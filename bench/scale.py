@@ -42,18 +42,16 @@ from typing import Any
 import httpx
 from neo4j import RoutingControl
 
-from bench.common import neo4j_pid, proc_status_kb, summary
+from bench.common import bench_graph, memory_row, neo4j_pid, proc_status_kb, summary, write_rows
 from bench.load import LoadResult, Request, run_load
-from bench.locomo import write_rows
 from bench.recall import RoundLog, ensure_corpus, questions, stored, synthetic
 from bench.service_process import ServiceProcess
 from bench.workload import LOAD_OFFSET, memory_body, trace_body
 from service.container import Services
 from service.domain.memories import Writer
-from service.domain.models import KIND_LABELS, Kind, ProducedDraft, StepDraft, TraceDraft
+from service.domain.models import Kind, NewMemory, ProducedDraft, StepDraft, TraceDraft
 from service.domain.reasoning import trace_content
-from service.domain.retrieval import RetrievalService, lucene_query
-from service.domain.text import normalise_for_match
+from service.domain.retrieval import RetrievalRequest, RetrievalService, lucene_query
 
 LOAD_ACTOR = "bench-load"
 LIMIT = 10
@@ -224,30 +222,11 @@ def measure_bulk(
             torch.set_num_threads(threads)
         now = datetime.now(UTC)
         rows = [
-            {
-                "label": KIND_LABELS[kind],
-                "props": {
-                    "uid": str(uuid.uuid4()),
-                    "namespace": namespace,
-                    "memory_id": str(uuid.uuid4()),
-                    "version": 1,
-                    "kind": kind.value,
-                    "content": text,
-                    "content_norm": normalise_for_match(text),
-                    "status": "active" if kind == Kind.DECISION else None,
-                    "embedding": vector,
-                    "valid_from": now,
-                    "system_from": now,
-                    "created_by_origin": origin,
-                    "created_by_actor": LOAD_ACTOR,
-                    "last_modified_by_origin": origin,
-                    "last_modified_by_actor": LOAD_ACTOR,
-                },
-            }
+            memory_row(Writer(namespace, origin, LOAD_ACTOR), kind, text, vector, now=now)
             for (kind, text, origin), vector in zip(items, vectors, strict=True)
         ]
         t2 = time.perf_counter()
-        services.graph.write(partial(write_rows, rows=rows))
+        bench_graph(services.graph).write(partial(write_rows, rows=rows))
         write_s += time.perf_counter() - t2
     embed_rate = embedded[threads] / embed_s[threads] if embed_s[threads] else float("nan")
     embed_rate_1 = embedded[1] / embed_s[1] if embed_s[1] and threads != 1 else embed_rate
@@ -359,7 +338,6 @@ def measure_size(
     headers = {"Authorization": f"Bearer {key}"}
     url = svc.base_url
     client = httpx.Client(base_url=url, headers=headers, timeout=120.0)
-    body = {"limit": LIMIT, "kinds": None, "as_of": None, "known_at": None}
     precomputed = RetrievalService(
         services.graph,
         PrecomputedEmbedder(vectors, services.embedder.dimension),
@@ -413,9 +391,11 @@ def measure_size(
                 ),
                 "http_recall": http_read("/v1/recall", "recall"),
                 "inproc_recall": lambda i: services.retrieval.recall(
-                    namespace, {"query": q_at(i), **body}
+                    namespace, RetrievalRequest(query=q_at(i), limit=LIMIT)
                 ),
-                "pre_recall": lambda i: precomputed.recall(namespace, {"query": q_at(i), **body}),
+                "pre_recall": lambda i: precomputed.recall(
+                    namespace, RetrievalRequest(query=q_at(i), limit=LIMIT)
+                ),
                 "http_search": http_read("/v1/search", "search"),
             },
         )
@@ -471,7 +451,7 @@ def measure_size(
             "encode": lambda i: services.embedder.encode([memory_body(i, nonce)["content"]]),
             "http_write": http_write,
             "inproc_write": lambda i: services.memories.create(
-                writer, memory_body(1_000_000 + i + 100, nonce)
+                writer, NewMemory(**memory_body(1_000_000 + i + 100, nonce))
             ),
         },
     )
