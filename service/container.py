@@ -108,6 +108,7 @@ def build_services(settings: Settings, embedder: Embedder | None = None) -> Serv
             graph,
             memories,
             reasoning,
+            policy,
             MaintenanceConfig(duplicate_similarity=settings.duplicate_similarity),
         ),
         ready={"model": True},

@@ -10,15 +10,9 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+from service.domain.policy import default_visibility
 
-#: The default visibility policy (DESIGN §5): which `created_by_origin` values each read sees.
-#: Any origin not listed for a read is hidden from it; an origin listed nowhere is "unrecognized".
-DEFAULT_VISIBILITY: dict[str, dict[str, bool]] = {
-    "user": {"recall": True, "search": True, "lineage": True},
-    "ingestion": {"recall": True, "search": True, "lineage": True},
-    "maintenance": {"recall": False, "search": True, "lineage": True},
-}
+REPO_ROOT = Path(__file__).resolve().parent.parent
 
 Scope = Literal["read", "write", "ingest", "maintenance"]
 ALL_SCOPES: tuple[Scope, ...] = ("read", "write", "ingest", "maintenance")
@@ -190,7 +184,7 @@ class Settings(BaseSettings):
         description="annotate: store poor ingested traces with their assessment; refuse: skip them.",
     )
     visibility: dict[str, dict[str, bool]] = Field(
-        default_factory=lambda: {k: dict(v) for k, v in DEFAULT_VISIBILITY.items()},
+        default_factory=default_visibility,
         validation_alias="RATIONALE_VISIBILITY",
         description="Visibility policy: origin -> {recall, search, lineage}.",
     )

@@ -9,7 +9,7 @@ from fastapi import Depends, Header, Request
 from service.api.auth import Principal, authenticate
 from service.container import Services
 from service.domain.memories import Writer
-from service.domain.models import Origin
+from service.domain.policy import Origin
 from service.domain.text import clean_text
 
 

@@ -31,14 +31,6 @@ KIND_LABELS: dict[Kind, str] = {
 }
 
 
-class Origin(StrEnum):
-    """The door a write came through (DESIGN §5); fixed at creation as `created_by_origin`."""
-
-    USER = "user"
-    INGESTION = "ingestion"
-    MAINTENANCE = "maintenance"
-
-
 class StepKind(StrEnum):
     """The kind of one reasoning step."""
 

@@ -1,16 +1,45 @@
-"""The visibility policy (DESIGN §5): the one place that decides which origins each read sees.
+"""The visibility policy (DESIGN §5): origin names, the default table, and who sees what.
 
-Visibility reads `created_by_origin` only, never `last_modified_by_origin`: who wrote a memory
-first decides whether it comes back; a maintenance job touching a user's decision does not hide it.
+The one home of the origins (`Origin`) and of the default table (`DEFAULT_VISIBILITY`; settings
+may override it). Visibility reads `created_by_origin` only, never `last_modified_by_origin`: who
+wrote a memory first decides whether it comes back; a maintenance job touching a user's decision
+does not hide it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Literal
 
 Read = Literal["recall", "search", "lineage"]
+
+
+class Origin(StrEnum):
+    """The door a write came through (DESIGN §5); fixed at creation as `created_by_origin`."""
+
+    USER = "user"
+    INGESTION = "ingestion"
+    MAINTENANCE = "maintenance"
+
+
+#: The default visibility policy (DESIGN §5): which `created_by_origin` values each read sees.
+#: Any origin not listed for a read is hidden from it; an origin listed nowhere is "unrecognized".
+DEFAULT_VISIBILITY: dict[str, dict[str, bool]] = {
+    Origin.USER.value: {"recall": True, "search": True, "lineage": True},
+    Origin.INGESTION.value: {"recall": True, "search": True, "lineage": True},
+    Origin.MAINTENANCE.value: {"recall": False, "search": True, "lineage": True},
+}
+
+
+def default_visibility() -> dict[str, dict[str, bool]]:
+    """Return a fresh copy of `DEFAULT_VISIBILITY` (the settings field's default).
+
+    Returns:
+        `{origin: {"recall": bool, "search": bool, "lineage": bool}}`, safe to mutate.
+    """
+    return {origin: dict(reads) for origin, reads in DEFAULT_VISIBILITY.items()}
 
 
 @dataclass(frozen=True)
@@ -19,7 +48,7 @@ class VisibilityPolicy:
 
     Args:
         table: e.g. `{"user": {"recall": True, "search": True, "lineage": True}, ...}`
-            (`settings.visibility`, default `settings.DEFAULT_VISIBILITY`).
+            (`settings.visibility`, default `DEFAULT_VISIBILITY`).
     """
 
     table: Mapping[str, Mapping[str, bool]]
@@ -35,3 +64,15 @@ class VisibilityPolicy:
     def visible(self, origin: str | None, read: Read) -> bool:
         """Return True when a memory created through `origin` may be returned by `read`."""
         return origin is not None and bool(self.table.get(origin, {}).get(read, False))
+
+    def maintenance_inputs(self) -> list[str]:
+        """Return the origins whose memories and traces maintenance jobs read and act on, sorted.
+
+        Every recognized origin except `maintenance` itself: maintenance never acts on
+        maintenance output, so no job feeds on another's speculation; unrecognized origins are
+        left alone as every read leaves them. With the default table: `["ingestion", "user"]`.
+
+        Returns:
+            Origin names (a Cypher parameter and a membership test).
+        """
+        return [origin for origin in self.recognized() if origin != Origin.MAINTENANCE]

@@ -7,10 +7,8 @@ import time
 
 import pytest
 
-from service.domain.maintenance import (
-    JOB_NAMES,
-    JobReport,
-    MaintenanceScheduler,
+from service.domain.maintenance import JOB_NAMES, JobReport, MaintenanceScheduler
+from service.domain.text import (
     analyse_polarity,
     edit_distance,
     key_part,
@@ -150,7 +148,8 @@ def test_scheduler_off_when_interval_is_zero() -> None:
 
 
 def test_similar_pairs_is_exact_and_ordered() -> None:
-    from service.domain.maintenance import Fact, similar_pairs
+    from service.domain.maintenance.proposals import Fact
+    from service.domain.maintenance.similarity import similar_pairs
 
     facts = [
         Fact("c", 1, "x", embedding=[1.0, 0.0, 0.0]),

@@ -1,4 +1,4 @@
-"""Unit tests of the deterministic quality gate (service/domain/quality.py)."""
+"""Unit tests of the deterministic quality gate (service/domain/quality/)."""
 
 from __future__ import annotations
 
@@ -12,13 +12,8 @@ from service.domain.models import (
     TraceDraft,
     Verdict,
 )
-from service.domain.quality import (
-    QualityThresholds,
-    assess,
-    containment,
-    similarity,
-    terms,
-)
+from service.domain.quality import QualityThresholds, assess
+from service.domain.text import containment, similarity, terms
 from service.tools.gate_variants import make_concludes_rejected, make_loop, make_no_evidence
 
 T, A, OBS, C, D = (

@@ -1,16 +1,12 @@
-"""Text rules shared by every door: NFC, valid Unicode, size limits, normalised comparison form."""
+"""Input checks shared by every door: valid Unicode, no NUL, size limits, NFC, bounded JSON."""
 
 from __future__ import annotations
 
-import hashlib
 import math
-import re
 import unicodedata
 from typing import Any
 
 from service.errors import InvalidInputError, TooLargeError
-
-_SPACE = re.compile(r"\s+")
 
 
 def clean_text(value: str, *, field: str, max_chars: int) -> str:
@@ -79,20 +75,3 @@ def check_json(value: Any, *, field: str, depth: int = 0) -> None:
     elif isinstance(value, list):
         for item in value:
             check_json(item, field=field, depth=depth + 1)
-
-
-#: Longest comparison form stored as is; Neo4j's range index refuses keys over ~8 KB.
-MAX_NORM_BYTES = 4_000
-
-
-def normalise_for_match(value: str) -> str:
-    """Return the comparison form used for idempotency (stored as `content_norm`, range-indexed).
-
-    NFC, case-folded, white space collapsed; a form over `MAX_NORM_BYTES` UTF-8 bytes becomes
-    `"sha256:<64 hex digits>"` of itself, so long texts still dedupe and fit the index.
-    """
-    norm = _SPACE.sub(" ", unicodedata.normalize("NFC", value).casefold()).strip()
-    raw = norm.encode("utf-8", "surrogatepass")
-    if len(raw) <= MAX_NORM_BYTES:
-        return norm
-    return "sha256:" + hashlib.sha256(raw).hexdigest()
