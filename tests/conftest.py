@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
+import httpx2 as httpx
 import pytest
 from fastapi.testclient import TestClient
-from neo4j import GraphDatabase
+from neo4j import Driver, GraphDatabase
 
 from service.embeddings import Embedder, FakeEmbedder, SentenceTransformerEmbedder
 from service.main import create_app
@@ -40,7 +42,7 @@ def settings() -> Settings:
 
 
 @pytest.fixture(scope="session")
-def neo4j_driver(settings: Settings) -> Iterator[object]:
+def neo4j_driver(settings: Settings) -> Iterator[Driver]:
     driver = GraphDatabase.driver(
         settings.neo4j_uri,
         auth=(settings.neo4j_username, settings.neo4j_password.get_secret_value()),
@@ -62,12 +64,17 @@ def fake_embedder() -> Embedder:
 
 
 @pytest.fixture(scope="session")
-def app_client(
-    settings: Settings, embedder: Embedder, neo4j_driver: object
-) -> Iterator[TestClient]:
-    app = create_app(settings, embedder=embedder)
+def app_client(embedder: Embedder, neo4j_driver: Driver) -> Iterator[TestClient]:
+    # The app owns its Settings (not the shared `settings` fixture): tenants grant keys in it
+    # and take them back in teardown, so no other fixture or test sees them.
+    app = create_app(make_settings(), embedder=embedder)
     with TestClient(app) as client:
         yield client
+
+
+def _app_keys(client: TestClient) -> dict[str, ApiKey]:
+    keys: dict[str, ApiKey] = client.app.state.services.settings.api_keys  # type: ignore[attr-defined]
+    return keys
 
 
 @dataclass
@@ -77,56 +84,66 @@ class Tenant:
     namespace: str
     key: str
     client: TestClient
+    granted: list[str] = field(default_factory=list)
 
     @property
     def headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.key}"}
 
-    def post(self, path: str, json: object = None, **kw: object):  # type: ignore[no-untyped-def]
-        return self.client.post(
-            path, json=json, headers={**self.headers, **kw.pop("headers", {})}, **kw
-        )  # type: ignore[arg-type]
+    def _headers(self, extra: Mapping[str, str] | None) -> dict[str, str]:
+        return {**self.headers, **(extra or {})}
 
-    def get(self, path: str, **kw: object):  # type: ignore[no-untyped-def]
-        return self.client.get(path, headers={**self.headers, **kw.pop("headers", {})}, **kw)  # type: ignore[arg-type]
+    def post(
+        self, path: str, json: object = None, headers: Mapping[str, str] | None = None, **kw: Any
+    ) -> httpx.Response:
+        return self.client.post(path, json=json, headers=self._headers(headers), **kw)
 
-    def patch(self, path: str, json: object = None, **kw: object):  # type: ignore[no-untyped-def]
-        return self.client.patch(
-            path, json=json, headers={**self.headers, **kw.pop("headers", {})}, **kw
-        )  # type: ignore[arg-type]
+    def get(self, path: str, headers: Mapping[str, str] | None = None, **kw: Any) -> httpx.Response:
+        return self.client.get(path, headers=self._headers(headers), **kw)
+
+    def patch(
+        self, path: str, json: object = None, headers: Mapping[str, str] | None = None, **kw: Any
+    ) -> httpx.Response:
+        return self.client.patch(path, json=json, headers=self._headers(headers), **kw)
 
     def key_with(self, scopes: list[str]) -> str:
         key = f"k-{uuid.uuid4().hex}"
-        self.client.app.state.services.settings.api_keys[key] = ApiKey(
-            namespace=self.namespace, scopes=scopes
-        )  # type: ignore[attr-defined]
+        _app_keys(self.client)[key] = ApiKey(namespace=self.namespace, scopes=scopes)
+        self.granted.append(key)
         return key
 
+    def revoke_keys(self) -> None:
+        keys = _app_keys(self.client)
+        for key in [self.key, *self.granted]:
+            keys.pop(key, None)
 
-def _drop_namespace(driver: object, namespace: str) -> None:
-    with driver.session() as session:  # type: ignore[attr-defined]
+
+def _drop_namespace(driver: Driver, namespace: str) -> None:
+    with driver.session() as session:
         session.run(
             "MATCH (n {namespace: $ns}) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 1000 ROWS",
             ns=namespace,
         ).consume()
 
 
-def new_tenant(client: TestClient, driver: object) -> Tenant:
+def new_tenant(client: TestClient, driver: Driver) -> Tenant:
     namespace = f"test_{uuid.uuid4().hex[:16]}"
     key = f"k-{uuid.uuid4().hex}"
-    client.app.state.services.settings.api_keys[key] = ApiKey(namespace=namespace, name="tester")  # type: ignore[attr-defined]
+    _app_keys(client)[key] = ApiKey(namespace=namespace, name="tester")
     return Tenant(namespace=namespace, key=key, client=client)
 
 
 @pytest.fixture
-def tenant(app_client: TestClient, neo4j_driver: object) -> Iterator[Tenant]:
+def tenant(app_client: TestClient, neo4j_driver: Driver) -> Iterator[Tenant]:
     t = new_tenant(app_client, neo4j_driver)
     yield t
+    t.revoke_keys()
     _drop_namespace(neo4j_driver, t.namespace)
 
 
 @pytest.fixture
-def other_tenant(app_client: TestClient, neo4j_driver: object) -> Iterator[Tenant]:
+def other_tenant(app_client: TestClient, neo4j_driver: Driver) -> Iterator[Tenant]:
     t = new_tenant(app_client, neo4j_driver)
     yield t
+    t.revoke_keys()
     _drop_namespace(neo4j_driver, t.namespace)

@@ -4,19 +4,23 @@ from __future__ import annotations
 
 import json
 import unicodedata
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import pytest
+from neo4j import Driver
 
 from tests.conftest import Tenant
 
 T0 = "2024-01-01T00:00:00Z"
 
 
-def create(t: Tenant, **body: object) -> dict:
+def create(t: Tenant, **body: object) -> dict[str, Any]:
     r = t.post("/v1/memories", json={"kind": "fact", **body})
     assert r.status_code in (200, 201), r.text
-    return r.json()
+    created: dict[str, Any] = r.json()
+    return created
 
 
 def test_create_and_read_back(tenant: Tenant) -> None:
@@ -70,7 +74,7 @@ def test_offsets_are_normalised_to_utc(tenant: Tenant) -> None:
     ],
 )
 def test_bad_input_is_refused_and_changes_nothing(
-    tenant: Tenant, body: dict, status: int, needle: str
+    tenant: Tenant, body: dict[str, Any], status: int, needle: str
 ) -> None:
     r = tenant.post("/v1/memories", json=body)
     assert r.status_code == status, r.text
@@ -276,8 +280,8 @@ def test_two_writers_in_turn_never_lose_metadata(tenant: Tenant) -> None:
 
 
 def test_sixty_concurrent_creates_across_two_namespaces(
-    tenant: Tenant, other_tenant: Tenant, neo4j_driver
-) -> None:  # type: ignore[no-untyped-def]
+    tenant: Tenant, other_tenant: Tenant, neo4j_driver: Driver
+) -> None:
     def make(i: int) -> tuple[int, str]:
         t = tenant if i % 2 else other_tenant
         r = t.post(
@@ -383,7 +387,7 @@ def test_bodies_over_the_limit_are_refused_declared_or_streamed(tenant: Tenant) 
     limit = tenant.client.app.state.services.settings.max_body_bytes  # type: ignore[attr-defined]
     big = b'{"kind": "observation", "content": "' + b"x" * (limit + 10) + b'"}'
 
-    def chunks():  # type: ignore[no-untyped-def]
+    def chunks() -> Iterator[bytes]:
         for i in range(0, len(big), 1 << 20):
             yield big[i : i + (1 << 20)]
 
@@ -413,8 +417,8 @@ def test_bodies_over_the_limit_are_refused_declared_or_streamed(tenant: Tenant) 
     ],
 )
 def test_bad_nested_input_is_422_and_stores_nothing(
-    tenant: Tenant, neo4j_driver, body: dict, needle: str
-) -> None:  # type: ignore[no-untyped-def]
+    tenant: Tenant, neo4j_driver: Driver, body: dict[str, Any], needle: str
+) -> None:
     raw = json.dumps(body, allow_nan=True).encode()
     r = tenant.client.post(
         "/v1/memories", content=raw, headers={**tenant.headers, "Content-Type": "application/json"}
@@ -422,12 +426,10 @@ def test_bad_nested_input_is_422_and_stores_nothing(
     assert r.status_code == 422, r.text
     assert needle in r.text.lower()
     with neo4j_driver.session() as s:
-        assert (
-            s.run("MATCH (n {namespace: $ns}) RETURN count(n) AS c", ns=tenant.namespace).single()[
-                "c"
-            ]
-            == 0
-        )
+        record = s.run(
+            "MATCH (n {namespace: $ns}) RETURN count(n) AS c", ns=tenant.namespace
+        ).single()
+        assert record is not None and record["c"] == 0
 
 
 def test_deep_metadata_is_refused(tenant: Tenant) -> None:

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from neo4j import Driver
+
 from tests.conftest import Tenant
 from tests.factories import flaky_test_story, memory
 
 
-def count_nodes(driver, namespace: str) -> int:  # type: ignore[no-untyped-def]
+def count_nodes(driver: Driver, namespace: str) -> int:
     with driver.session() as s:
-        return s.run("MATCH (n {namespace: $ns}) RETURN count(n) AS c", ns=namespace).single()["c"]
+        record = s.run("MATCH (n {namespace: $ns}) RETURN count(n) AS c", ns=namespace).single()
+        assert record is not None
+        return int(record["c"])
 
 
 def test_flaky_test_story_end_to_end(tenant: Tenant) -> None:

@@ -11,7 +11,8 @@ from service.graph.cypher import QueryRegistry
 from service.graph.repository import Graph
 from service.graph.schema import apply_schema, index_states
 from service.main import create_app
-from service.settings import ApiKey, Settings
+from service.settings import Settings
+from tests.conftest import make_settings
 
 REGISTRY = QueryRegistry.load(Settings().cypher_dir)
 
@@ -97,20 +98,21 @@ def test_readyz_is_ready(app_client: TestClient) -> None:
     assert app_client.get("/healthz").json() == {"status": "ok"}
 
 
-def test_neomodel_uses_the_shared_driver(settings: Settings, fake_embedder) -> None:  # type: ignore[no-untyped-def]
+def test_neomodel_uses_the_shared_driver(fake_embedder) -> None:  # type: ignore[no-untyped-def]
     from neomodel import get_config
 
     from service.graph.nodes import Fact
 
-    app = create_app(settings, embedder=fake_embedder)
+    key = "k-neomodel-test"
+    namespace = "test_neomodel_" + __import__("uuid").uuid4().hex[:8]
+    # Its own settings holding its key: the shared `settings` fixture is never changed.
+    own = make_settings(RATIONALE_API_KEYS={key: {"namespace": namespace}})
+    app = create_app(own, embedder=fake_embedder)
     with TestClient(app) as client:
         services = client.app.state.services  # type: ignore[attr-defined]
         config = get_config()
         assert config.driver is services.graph.driver
         assert not config.database_url
-        key = "k-neomodel-test"
-        namespace = "test_neomodel_" + __import__("uuid").uuid4().hex[:8]
-        services.settings.api_keys[key] = ApiKey(namespace=namespace)
         try:
             r = client.post(
                 "/v1/memories",
