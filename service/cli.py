@@ -5,7 +5,6 @@ from __future__ import annotations
 import ipaddress
 import logging
 import os
-import re
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -15,6 +14,7 @@ from typing import Annotated
 import typer
 
 from service.errors import TooLargeError, UnsupportedFormat
+from service.namespaces import NAMESPACE_RULE, is_namespace
 from service.settings import get_settings
 
 app = typer.Typer(
@@ -196,8 +196,8 @@ def ingest(
     from rich.table import Table
 
     from service.container import build_services
-    from service.errors import RationaleError
     from service.domain.ingestion.formats import FORMATS
+    from service.errors import RationaleError
 
     console = Console()
     if fmt not in ("auto", *FORMATS):
@@ -205,8 +205,8 @@ def ingest(
             f"[red]unknown format {fmt!r}[/red]; expected auto or one of {', '.join(FORMATS)}"
         )
         raise typer.Exit(2)
-    if not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", namespace):
-        console.print(f"[red]invalid namespace {namespace!r}[/red]: 1-64 of A-Z a-z 0-9 _ -")
+    if not is_namespace(namespace):
+        console.print(f"[red]invalid namespace {namespace!r}[/red]: {NAMESPACE_RULE}")
         raise typer.Exit(2)
     files = _expand(paths)
     if not files:

@@ -14,6 +14,7 @@ from service.api.routes import (
     diagnostics,
     health,
     ingest,
+    lineage,
     maintenance,
     memories,
     reasoning,
@@ -71,6 +72,7 @@ def create_app(settings: Settings | None = None, embedder: Embedder | None = Non
     app.include_router(health.router)
     app.include_router(memories.router)
     app.include_router(reasoning.router)
+    app.include_router(lineage.router)
     app.include_router(maintenance.router)
     app.include_router(ingest.router)
     app.include_router(retrieval.router)

@@ -12,15 +12,15 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    WithJsonSchema,
     model_validator,
 )
+from pydantic_core import PydanticCustomError
 
+from service.domain.ingestion.report import UnitStatus
+from service.domain.models import WRITABLE_KINDS, Kind, StepKind, StepStatus
 from service.domain.text import check_json
 
-MemoryKind = Literal["fact", "decision", "procedure", "observation"]
-AnyKind = Literal["fact", "decision", "procedure", "observation", "reasoning"]
-StepKindLiteral = Literal["thought", "action", "observation", "decision", "conclusion"]
-StepStatusLiteral = Literal["asserted", "hypothesis", "rejected"]
 DecisionStatus = Literal["active", "challenged", "retracted"]
 
 
@@ -44,6 +44,24 @@ def _checked_json(value: dict[str, Any]) -> dict[str, Any]:
     return value
 
 
+def _only(*allowed: Kind) -> tuple[BeforeValidator, WithJsonSchema]:
+    """Restrict a `Kind` field to `allowed`: same error and JSON schema as a `Literal` of them."""
+    values = [k.value for k in allowed]
+    expected = ", ".join(repr(v) for v in values[:-1]) + f" or {values[-1]!r}"
+
+    def check(value: Any) -> Any:
+        if not (isinstance(value, str) and value in values):
+            raise PydanticCustomError(
+                "literal_error", "Input should be {expected}", {"expected": expected}
+            )
+        return value
+
+    return BeforeValidator(check), WithJsonSchema({"enum": values, "type": "string"})
+
+
+#: The kinds a client may create through `POST /v1/memories` (`WRITABLE_KINDS`).
+MemoryKind = Annotated[Kind, *_only(*WRITABLE_KINDS)]
+
 #: Free-form JSON: valid Unicode, finite numbers, at most 32 levels deep.
 JsonObject = Annotated[dict[str, Any], AfterValidator(_checked_json)]
 
@@ -54,7 +72,7 @@ UtcDatetime = Annotated[AwareDatetime, BeforeValidator(_iso_text), AfterValidato
 class Strict(BaseModel):
     """Base of request bodies: unknown fields are refused (422), so typos are never ignored."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", use_enum_values=True)
 
 
 class ActorRef(BaseModel):
@@ -183,11 +201,9 @@ class MemoriesPublic(BaseModel):
 class StepIn(Strict):
     """One step of a trace to record."""
 
-    kind: StepKindLiteral = Field(
-        description="thought, action, observation, decision or conclusion."
-    )
+    kind: StepKind = Field(description="thought, action, observation, decision or conclusion.")
     content: str = Field(min_length=1, description="The step's text.")
-    status: StepStatusLiteral | None = Field(
+    status: StepStatus | None = Field(
         default=None, description="hypothesis for a guess under test."
     )
     rejects: list[int] = Field(
@@ -201,7 +217,7 @@ class StepIn(Strict):
 class ProducedIn(Strict):
     """A memory the trace creates and `PRODUCED`."""
 
-    kind: MemoryKind = Field(default="decision", description="Usually a decision.")
+    kind: MemoryKind = Field(default=Kind.DECISION, description="Usually a decision.")
     content: str = Field(min_length=1, description="Its text.")
     confidence: float | None = Field(default=None, ge=0, le=1)
     subject: str | None = Field(default=None, min_length=1, max_length=512)
@@ -270,7 +286,7 @@ class TracePublic(BaseModel):
 
     trace_id: str
     uid: str
-    kind: Literal["reasoning"] = "reasoning"
+    kind: Literal[Kind.REASONING] = Kind.REASONING
     task: str
     conclusion: str | None
     quality: QualityOut
@@ -317,7 +333,7 @@ class RecallRequest(Strict):
     limit: int = Field(
         default=10, ge=1, le=100, strict=True, description="Max items returned, 1..100."
     )
-    kinds: list[AnyKind] | None = Field(default=None, description="Only these kinds.")
+    kinds: list[Kind] | None = Field(default=None, description="Only these kinds.")
     as_of: UtcDatetime | None = Field(default=None, description="Valid time; default now.")
     known_at: UtcDatetime | None = Field(default=None, description="System time; default now.")
 
@@ -387,9 +403,7 @@ class IngestUnitReport(BaseModel):
         description="Stable key of the unit within its source.", examples=["episode-12"]
     )
     title: str = Field(description="Short human label.")
-    status: Literal["ok", "failed", "refused"] = Field(
-        description="ok, failed (see error) or refused (quality gate)."
-    )
+    status: UnitStatus = Field(description="ok, failed (see error) or refused (quality gate).")
     error: str | None = Field(default=None, description="Why the unit failed or was refused.")
     trace_id: str | None = Field(default=None, description="The trace drawn from the unit, if any.")
     memory_ids: list[str] = Field(

@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field, SecretStr, field_validator, model_validat
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from service.domain.policy import default_visibility
+from service.namespaces import NAMESPACE_PATTERN
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -21,7 +22,7 @@ ALL_SCOPES: tuple[Scope, ...] = ("read", "write", "ingest", "maintenance")
 class ApiKey(BaseModel):
     """One API key's grant: the namespace it is bound to and the scopes it holds."""
 
-    namespace: str = Field(pattern=r"^[A-Za-z0-9_-]{1,64}$")
+    namespace: str = Field(pattern=NAMESPACE_PATTERN)
     name: str | None = Field(
         default=None, max_length=200, description="Actor name for writes with this key."
     )

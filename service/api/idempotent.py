@@ -1,15 +1,20 @@
-"""Makes a POST safe to retry with `Idempotency-Key`: the first answer is stored and replayed."""
+"""Makes a POST safe to retry with `Idempotency-Key`: the first answer is stored and replayed.
+
+Every answer, fresh or replayed, is validated against the route's `response_model` first
+(`conform`), as FastAPI does for routes that return plain values: a wrong type is a 500 and an
+unknown key is dropped, never sent or stored unchanged.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
 from typing import Any
 
 from fastapi import Request
-from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import ResponseValidationError
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel
+from fastapi.routing import APIRoute
+from pydantic import BaseModel, ValidationError
 
 from service.api.auth import Principal
 from service.container import Services
@@ -17,9 +22,41 @@ from service.domain.idempotency import request_hash
 from service.errors import InvalidInputError
 
 
-def iso_utc(value: datetime) -> str:
-    """Render a time as ISO 8601 in UTC with `Z`, as the response models do."""
-    return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+def conform(model: type[BaseModel], answer: Any) -> dict[str, Any]:
+    """Validate an answer against a response model and return its JSON form.
+
+    The same contract FastAPI applies to a route's return value: fields are validated (lax
+    mode, as FastAPI does), keys the model does not declare are dropped, and times are rendered
+    ISO 8601 (`Z` for UTC).
+
+    Args:
+        model: the route's response model.
+        answer: the JSON-able answer (a dict, or a value the model validates from).
+
+    Returns:
+        The validated answer as JSON-ready data.
+
+    Raises:
+        ResponseValidationError: the answer breaks the model (a bug: answered as a 500).
+    """
+    try:
+        validated = model.model_validate(answer)
+    except ValidationError as exc:
+        raise ResponseValidationError(exc.errors(include_url=False), body=answer) from exc
+    return validated.model_dump(mode="json", by_alias=True)
+
+
+def response_model_of(request: Request) -> type[BaseModel]:
+    """Return the `response_model` declared by the route serving `request`.
+
+    Raises:
+        RuntimeError: the route declares none (a programming error: nothing to validate with).
+    """
+    route = request.scope.get("route")
+    model = route.response_model if isinstance(route, APIRoute) else None
+    if not (isinstance(model, type) and issubclass(model, BaseModel)):
+        raise RuntimeError(f"{request.url.path}: an idempotent route needs a response_model")
+    return model
 
 
 def respond(
@@ -34,13 +71,19 @@ def respond(
     Args:
         services: for the idempotency store.
         principal: the caller (keys are per namespace).
-        request: to read the header, method and path.
+        request: to read the header, method, path and the route's response model.
         body: the parsed request body, part of the request's identity.
         call: does the work; returns `(status, JSON-able body)`.
 
     Returns:
-        The answer; replays carry `Idempotent-Replay: true`.
+        The answer, validated against the route's response model (`conform`) before it is
+        stored or sent; replays carry `Idempotent-Replay: true`.
+
+    Raises:
+        InvalidInputError: the `Idempotency-Key` is not 1 to 200 characters.
+        ResponseValidationError: the answer breaks the response model (500).
     """
+    model = response_model_of(request)
     key = request.headers.get("Idempotency-Key")
     payload = body.model_dump_json().encode() if body is not None else b""
     if key:
@@ -50,10 +93,12 @@ def respond(
         stored = services.idempotency.lookup(principal.namespace, key, digest)
         if stored is not None:
             return JSONResponse(
-                stored.body, status_code=stored.status, headers={"Idempotent-Replay": "true"}
+                conform(model, stored.body),
+                status_code=stored.status,
+                headers={"Idempotent-Replay": "true"},
             )
     status, answer = call()
-    encoded = jsonable_encoder(answer, custom_encoder={datetime: iso_utc})
+    encoded = conform(model, answer)
     if key:
         services.idempotency.remember(principal.namespace, key, digest, status, encoded)
     return JSONResponse(encoded, status_code=status)

@@ -1,0 +1,49 @@
+"""The lineage reads on `/v1/memories/{id}`: lineage, challenge, dependents."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+
+from service.api.deps import ReadPrincipal, ServicesDep, WritePrincipal, user_writer
+from service.api.idempotent import respond
+from service.schemas import ChallengePublic, LineagePublic, MemoriesPublic, ReasonRequest
+
+router = APIRouter(prefix="/v1/memories", tags=["lineage"])
+
+
+@router.get("/{memory_id}/lineage", response_model=LineagePublic)
+def read_lineage(
+    memory_id: str, services: ServicesDep, principal: ReadPrincipal
+) -> dict[str, object]:
+    """Return the memory's versions and every trace that produced any of them (origin shown)."""
+    return asdict(services.reasoning.lineage(principal.namespace, memory_id))
+
+
+@router.post("/{memory_id}/challenge", response_model=ChallengePublic)
+def challenge_memory(
+    memory_id: str,
+    body: ReasonRequest,
+    request: Request,
+    services: ServicesDep,
+    principal: WritePrincipal,
+) -> JSONResponse:
+    """Return lineage plus the steps to revisit; a decision becomes `challenged`."""
+
+    def call() -> tuple[int, object]:
+        return 200, asdict(
+            services.reasoning.challenge(user_writer(principal, body.actor), memory_id, body.reason)
+        )
+
+    return respond(services, principal, request, body, call)
+
+
+@router.get("/{memory_id}/dependents", response_model=MemoriesPublic)
+def read_dependents(
+    memory_id: str, services: ServicesDep, principal: ReadPrincipal
+) -> dict[str, object]:
+    """Return the decisions resting on reasoning that cites this memory (any version)."""
+    items = services.reasoning.dependents(principal.namespace, memory_id)
+    return {"items": [asdict(m) for m in items], "count": len(items)}
