@@ -53,7 +53,7 @@ import numpy as np
 from neo4j import RoutingControl
 
 from bench.common import REPO, bench_graph, memory_row, summary, torch_threads, write_rows
-from bench.recall import RoundLog, synthetic
+from bench.recall import RoundLog, recall_rounds, synthetic
 from service.container import Services
 from service.domain.models import Kind, Writer
 from service.domain.retrieval import RetrievalRequest, rrf
@@ -315,15 +315,9 @@ def service_rank(
     services: Services, conv: Conversation
 ) -> tuple[list[list[str]], list[float], RoundLog]:
     """Ask every question through `RetrievalService.recall`; return ranked ids, ms each, rounds."""
-    rounds = RoundLog()
-    log = logging.getLogger("service.domain.retrieval")
-    log.addHandler(rounds)
-    previous, propagate = log.level, log.propagate
-    log.setLevel(logging.DEBUG)
-    log.propagate = False
     ranked: list[list[str]] = []
     latencies: list[float] = []
-    try:
+    with recall_rounds(quiet=True) as rounds:
         for q in conv.questions:
             t0 = time.perf_counter()
             answer = services.retrieval.recall(
@@ -336,10 +330,6 @@ def service_rank(
                     for item in (i.as_dict() for i in answer.items)
                 ]
             )
-    finally:
-        log.removeHandler(rounds)
-        log.setLevel(previous)
-        log.propagate = propagate
     return ranked, latencies, rounds
 
 

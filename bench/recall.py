@@ -30,8 +30,9 @@ import statistics
 import sys
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
@@ -239,6 +240,31 @@ class RoundLog(logging.Handler):
             self.exact += record.args[3] is True
 
 
+@contextmanager
+def recall_rounds(*, quiet: bool) -> Iterator[RoundLog]:
+    """Collect the retrieval service's vector-round debug lines for the block.
+
+    Args:
+        quiet: also stop the lines from propagating to the root logger (no console noise).
+
+    Yields:
+        The `RoundLog` filled while the block runs; the logger is restored afterwards.
+    """
+    rounds = RoundLog()
+    log = logging.getLogger("service.domain.retrieval")
+    log.addHandler(rounds)
+    previous, propagate = log.level, log.propagate
+    log.setLevel(logging.DEBUG)
+    if quiet:
+        log.propagate = False
+    try:
+        yield rounds
+    finally:
+        log.removeHandler(rounds)
+        log.setLevel(previous)
+        log.propagate = propagate
+
+
 @dataclass
 class Row:
     """One line of the result table."""
@@ -273,12 +299,7 @@ def measure(
         r.raise_for_status()
         returned.append(r.json()["count"])
 
-    log = logging.getLogger("service.domain.retrieval")
-    rounds = RoundLog()
-    log.addHandler(rounds)
-    previous = log.level
-    log.setLevel(logging.DEBUG)
-    try:
+    with recall_rounds(quiet=False) as rounds:
         rows.append(
             Row(
                 "recall, POST /v1/recall (TestClient)",
@@ -286,9 +307,6 @@ def measure(
                 "whole app, in-process",
             )
         )
-    finally:
-        log.removeHandler(rounds)
-        log.setLevel(previous)
     rows.append(
         Row(
             "recall, RetrievalService.recall",

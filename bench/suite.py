@@ -33,7 +33,9 @@ from rich.console import Console
 from bench import locomo, report
 from bench.common import RESULTS, loadavg, machine, torch_threads
 from bench.recall import ensure_corpus, parse_sizes
-from bench.scale import FULL_SCALE, QUICK_SCALE, ScaleProfile, estimate_million, measure_size
+from bench.scale import measure_size
+from bench.scale_report import estimate_million
+from bench.scale_run import FULL_SCALE, QUICK_SCALE, ScaleProfile
 from bench.service_process import ServiceProcess
 from service.container import Services, build_services
 from service.settings import Settings
