@@ -7,14 +7,15 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from service.domain.memories import MemoryService, Writer, utcnow
-from service.graph.repository import Row, Tx
+from service.graph.records import MemoryRecord
+from service.graph.repository import Tx
 
 
 def supersede(
     tx: Tx,
     memories: MemoryService,
     writer: Writer,
-    decision: Row,
+    decision: MemoryRecord,
     adr: Mapping[str, Any],
     now: datetime,
     unit: str,
@@ -48,7 +49,7 @@ def supersede(
         "ingest/list_adr_related",
         {
             "namespace": writer.namespace,
-            "memory_id": decision["memory_id"],
+            "memory_id": decision.memory_id,
             "name": adr["name"],
             "supersedes": adr["supersedes"],
             "superseded_by": adr["superseded_by"],
@@ -59,7 +60,7 @@ def supersede(
     for r in rows:
         if r["linked"]:
             continue
-        other: Row = r["memory"]
+        other = MemoryRecord.from_props(r["memory"])
         newer, older = (me, other) if r["role"] == "older" else (other, me)
         closed = _close(tx, memories, writer, older, newer, now)
         if older is me:
@@ -68,9 +69,9 @@ def supersede(
             "memory/link_supersedes",
             {
                 "namespace": writer.namespace,
-                "new_uid": newer["uid"],
-                "old_uid": closed["uid"],
-                "reason": f"ADR {newer.get('adr_name')} supersedes ADR {older.get('adr_name')}",
+                "new_uid": newer.uid,
+                "old_uid": closed.uid,
+                "reason": f"ADR {newer.stored('adr_name')} supersedes ADR {older.stored('adr_name')}",
                 "origin": writer.origin,
                 "actor": writer.actor,
                 "now": now,
@@ -78,8 +79,8 @@ def supersede(
         )
         links.append(
             {
-                "memory_id": newer["memory_id"],
-                "supersedes_memory_id": older["memory_id"],
+                "memory_id": newer.memory_id,
+                "supersedes_memory_id": older.memory_id,
                 "unit": unit,
             }
         )
@@ -87,19 +88,24 @@ def supersede(
 
 
 def _close(
-    tx: Tx, memories: MemoryService, writer: Writer, older: Row, newer: Row, now: datetime
-) -> Row:
+    tx: Tx,
+    memories: MemoryService,
+    writer: Writer,
+    older: MemoryRecord,
+    newer: MemoryRecord,
+    now: datetime,
+) -> MemoryRecord:
     """Return the older decision closed in valid time (a new version), or as is if already closed."""
-    if older.get("valid_to") is not None:
+    if older.valid_to is not None:
         return older
     at = max(utcnow(), now + timedelta(microseconds=1))
-    end = newer["valid_from"] if newer["valid_from"] > older["valid_from"] else at
+    end = newer.valid_from if newer.valid_from > older.valid_from else at
     changes = {
         "valid_to": end,
-        "adr_name": older.get("adr_name"),
-        "adr_supersedes": older.get("adr_supersedes"),
-        "adr_superseded_by": older.get("adr_superseded_by"),
+        "adr_name": older.stored("adr_name"),
+        "adr_supersedes": older.stored("adr_supersedes"),
+        "adr_superseded_by": older.stored("adr_superseded_by"),
     }
     return memories.version_in(
-        tx, older, changes, writer, at, reason=f"superseded by ADR {newer.get('adr_name')}"
+        tx, older, changes, writer, at, reason=f"superseded by ADR {newer.stored('adr_name')}"
     )

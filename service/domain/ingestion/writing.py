@@ -93,10 +93,10 @@ class UnitWriter:
         resolve: dict[str, str] = {}
         for i, props in enumerate(prepared.observations):
             row, created = self.memories.create_in(tx, props, now, writer)
-            resolve[f"obs:{i}"] = row["memory_id"]
-            uids.append(row["uid"])
-            if row["memory_id"] not in outcome.memory_ids:
-                outcome.memory_ids.append(row["memory_id"])
+            resolve[f"obs:{i}"] = row.memory_id
+            uids.append(row.uid)
+            if row.memory_id not in outcome.memory_ids:
+                outcome.memory_ids.append(row.memory_id)
             if created:
                 outcome.created[Kind.OBSERVATION] += 1
         if prepared.draft is not None:
@@ -134,12 +134,12 @@ class UnitWriter:
             uids.append(recorded.trace_uid)
             produced = recorded.produced
             if produced is not None:
-                uids.append(produced["uid"])
-                if produced["memory_id"] not in outcome.memory_ids:
-                    outcome.memory_ids.append(produced["memory_id"])
+                uids.append(produced.uid)
+                if produced.memory_id not in outcome.memory_ids:
+                    outcome.memory_ids.append(produced.memory_id)
                 if recorded.produced_created:
-                    outcome.created[produced["kind"]] += 1
-                if adr is not None and produced["kind"] == Kind.DECISION:
+                    outcome.created[produced.kind] += 1
+                if adr is not None and produced.kind == Kind.DECISION:
                     outcome.supersedes = supersede(
                         tx, self.memories, writer, produced, adr, now, unit.key
                     )
