@@ -19,6 +19,7 @@ from neo4j.time import Date, DateTime, Duration, Time
 
 from service.errors import ConflictError, GraphUnavailableError, RationaleError
 from service.graph.cypher import NamedQuery, QueryRegistry
+from service.graph.query_names import AnyQueryName
 from service.graph.records import MemoryRecord, TraceRecord
 
 log = logging.getLogger(__name__)
@@ -72,29 +73,31 @@ def translate_errors() -> Iterator[None]:
 class Runner:
     """Typed reads shared by `Graph` (own transaction) and `Tx` (inside a unit of work)."""
 
-    def run(self, name: str, params: Mapping[str, Any]) -> list[Row]:
+    def run(self, name: AnyQueryName, params: Mapping[str, Any]) -> list[Row]:
         """Run the named query; see `Graph.run` and `Tx.run`."""
         raise NotImplementedError
 
-    def one(self, name: str, params: Mapping[str, Any]) -> Row | None:
+    def one(self, name: AnyQueryName, params: Mapping[str, Any]) -> Row | None:
         """Run a query and return its only row, or None."""
         rows = self.run(name, params)
         return rows[0] if rows else None
 
-    def mapped(self, name: str, params: Mapping[str, Any], from_row: Callable[[Row], T]) -> list[T]:
+    def mapped(
+        self, name: AnyQueryName, params: Mapping[str, Any], from_row: Callable[[Row], T]
+    ) -> list[T]:
         """Run a query and map every row with `from_row` (e.g. `DependentRecord.from_row`)."""
         return [from_row(r) for r in self.run(name, params)]
 
-    def memory(self, name: str, params: Mapping[str, Any]) -> MemoryRecord | None:
+    def memory(self, name: AnyQueryName, params: Mapping[str, Any]) -> MemoryRecord | None:
         """Run a query whose `memory` column is a stored memory; return its only row, or None."""
         row = self.one(name, params)
         return None if row is None else MemoryRecord.from_props(row["memory"])
 
-    def memories(self, name: str, params: Mapping[str, Any]) -> list[MemoryRecord]:
+    def memories(self, name: AnyQueryName, params: Mapping[str, Any]) -> list[MemoryRecord]:
         """Run a query whose `memory` column is a stored memory; return every row's record."""
         return [MemoryRecord.from_props(r["memory"]) for r in self.run(name, params)]
 
-    def trace(self, name: str, params: Mapping[str, Any]) -> TraceRecord | None:
+    def trace(self, name: AnyQueryName, params: Mapping[str, Any]) -> TraceRecord | None:
         """Run a `reasoning/get_trace`-shaped query; return the trace, or None."""
         row = self.one(name, params)
         return None if row is None else TraceRecord.from_row(row)
@@ -107,7 +110,7 @@ class Tx(Runner):
         self._graph = graph
         self._tx = tx
 
-    def run(self, name: str, params: Mapping[str, Any]) -> list[Row]:
+    def run(self, name: AnyQueryName, params: Mapping[str, Any]) -> list[Row]:
         """Run the named query inside this transaction.
 
         Args:
@@ -142,7 +145,7 @@ class Graph(Runner):
         self.database = database
         self.timeout_s = timeout_s
 
-    def query(self, name: str, params: Mapping[str, Any]) -> NamedQuery:
+    def query(self, name: AnyQueryName, params: Mapping[str, Any]) -> NamedQuery:
         """Return the named query after checking `params` equals its declared set.
 
         Raises:
@@ -157,7 +160,7 @@ class Graph(Runner):
             )
         return query
 
-    def run(self, name: str, params: Mapping[str, Any]) -> list[Row]:
+    def run(self, name: AnyQueryName, params: Mapping[str, Any]) -> list[Row]:
         """Run one named query in its own transaction, routed by its `mode`.
 
         Returns:

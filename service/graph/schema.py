@@ -7,6 +7,7 @@ import time
 from dataclasses import dataclass
 
 from service.errors import GraphUnavailableError, SchemaError
+from service.graph.query_names import QueryName
 from service.graph.repository import Graph
 
 log = logging.getLogger(__name__)
@@ -33,14 +34,14 @@ def apply_schema(graph: Graph) -> list[str]:
     """
     applied = []
     for query in graph.registry.schema():
-        graph.run(query.name, {})
+        graph.run(QueryName(query.name), {})
         applied.append(query.name)
     return applied
 
 
 def index_states(graph: Graph) -> list[IndexState]:
     """Return the state of every index of the database."""
-    rows = graph.run("schema_state/list_indexes", {})
+    rows = graph.run(QueryName.SCHEMA_STATE_LIST_INDEXES, {})
     return [
         IndexState(
             name=r["name"],
@@ -80,7 +81,7 @@ def wait_online(graph: Graph, timeout_s: float) -> None:
 
 def vector_dimension(graph: Graph, index_name: str) -> int | None:
     """Return the configured dimension of the named vector index, or None when it is absent."""
-    row = graph.one("schema_state/get_vector_index", {"name": index_name})
+    row = graph.one(QueryName.SCHEMA_STATE_GET_VECTOR_INDEX, {"name": index_name})
     if row is None:
         return None
     return int(row["dimensions"])
