@@ -6,6 +6,7 @@ import logging
 import uuid
 
 import pytest
+from neo4j import Driver
 
 from tests.conftest import Tenant
 from tests.factories import memory
@@ -16,8 +17,8 @@ RETRIEVAL_LOGGER = "service.domain.retrieval"
 def test_unrecognized_origin_is_hidden_logged_once_and_counted(
     tenant: Tenant,
     other_tenant: Tenant,
-    neo4j_driver,
-    caplog: pytest.LogCaptureFixture,  # type: ignore[no-untyped-def]
+    neo4j_driver: Driver,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     visible = memory(tenant, "The backup job runs at 02:00 UTC every night", kind="fact")
     robot = memory(tenant, "The backup job runs at 03:00 UTC every night", kind="fact")
@@ -78,8 +79,8 @@ def test_unrecognized_origin_is_hidden_logged_once_and_counted(
 
 
 def test_diagnostics_counts_current_versions_per_kind_and_origin(
-    tenant: Tenant, neo4j_driver
-) -> None:  # type: ignore[no-untyped-def]
+    tenant: Tenant, neo4j_driver: Driver
+) -> None:
     fact = memory(tenant, "Disk quota is 10 GB", kind="fact")
     memory(tenant, "Ship the cache fix on Monday", kind="decision")
     maint = memory(tenant, "Possible duplicate: disk quota facts", kind="observation")

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from neo4j import Driver
 
 from service.domain.ingestion.formats import parse
 from service.domain.ingestion.formats.openhands import (
@@ -67,12 +68,12 @@ def ingest_ok(t: Tenant, relative: str) -> dict[str, Any]:
     return r.json()  # type: ignore[no-any-return]
 
 
-def cypher(driver, query: str, **params: Any) -> list[dict[str, Any]]:  # type: ignore[no-untyped-def]
+def cypher(driver: Driver, query: str, **params: Any) -> list[dict[str, Any]]:
     records, _, _ = driver.execute_query(query, params)
     return [r.data() for r in records]
 
 
-def counts(driver, namespace: str) -> tuple[int, int]:  # type: ignore[no-untyped-def]
+def counts(driver: Driver, namespace: str) -> tuple[int, int]:
     nodes = cypher(driver, "MATCH (n {namespace: $ns}) RETURN count(n) AS c", ns=namespace)[0]["c"]
     rels = cypher(driver, "MATCH (n {namespace: $ns})-[r]->() RETURN count(r) AS c", ns=namespace)[
         0
@@ -80,7 +81,7 @@ def counts(driver, namespace: str) -> tuple[int, int]:  # type: ignore[no-untype
     return nodes, rels
 
 
-def stored_steps(driver, namespace: str) -> dict[str, int]:  # type: ignore[no-untyped-def]
+def stored_steps(driver: Driver, namespace: str) -> dict[str, int]:
     """unit key -> number of stored steps of the trace drawn from it (checked equal to step_count)."""
     rows = cypher(
         driver,
@@ -180,7 +181,7 @@ def adr_options(text: str) -> int:
 
 
 @pytest.mark.parametrize("relative", SMALL_FILES)
-def test_every_corpus_file_ingests(tenant: Tenant, neo4j_driver, relative: str) -> None:  # type: ignore[no-untyped-def]
+def test_every_corpus_file_ingests(tenant: Tenant, neo4j_driver: Driver, relative: str) -> None:
     path = CORPUS / relative
     units = parse(path.read_text(encoding="utf-8"), "auto", path.name)
     r = ingest(tenant, relative)
@@ -201,7 +202,7 @@ def test_every_corpus_file_ingests(tenant: Tenant, neo4j_driver, relative: str) 
 
     # stored steps: one per parsed step, in order, and as many as the source's own structure says
     steps = stored_steps(neo4j_driver, tenant.namespace)
-    assert steps == {u.key: len(u.trace.steps) for u in with_trace}
+    assert steps == {u.key: len(u.trace.steps) for u in with_trace if u.trace}
     if relative.startswith("adrs/"):
         (_unit,) = units
         trace = tenant.get(f"/v1/reasoning/{body['trace_ids'][0]}").json()
@@ -249,7 +250,7 @@ def test_every_corpus_file_ingests(tenant: Tenant, neo4j_driver, relative: str) 
     assert {"valid_from", "system_from"} <= set(s)
 
 
-def test_fever_transcript_500_episodes(tenant: Tenant, neo4j_driver) -> None:  # type: ignore[no-untyped-def]
+def test_fever_transcript_500_episodes(tenant: Tenant, neo4j_driver: Driver) -> None:
     started = time.monotonic()
     r = ingest(tenant, "trajectories/react/FEVER_run_outputs.txt")
     elapsed = time.monotonic() - started
@@ -273,7 +274,7 @@ def test_fever_transcript_500_episodes(tenant: Tenant, neo4j_driver) -> None:  #
     assert len(finished) == 500
 
 
-def test_large_function_calling_trajectory(tenant: Tenant, neo4j_driver) -> None:  # type: ignore[no-untyped-def]
+def test_large_function_calling_trajectory(tenant: Tenant, neo4j_driver: Driver) -> None:
     relative = MARSHMALLOW.relative_to(CORPUS).as_posix()
     body = ingest_ok(tenant, relative)
     assert body["chunks"] == {"ok": 1, "failed": 0, "refused": 0}
@@ -313,7 +314,7 @@ def test_lineage_of_an_ingested_decision(tenant: Tenant) -> None:
         assert obs["created_by"]["origin"] == "ingestion"
 
 
-def test_reingest_is_a_no_op(tenant: Tenant, neo4j_driver) -> None:  # type: ignore[no-untyped-def]
+def test_reingest_is_a_no_op(tenant: Tenant, neo4j_driver: Driver) -> None:
     relative = "trajectories/react/hotpotqa_prompts_naive.json"
     first = ingest(tenant, relative)
     assert first.status_code == 201, first.text
@@ -354,8 +355,8 @@ def test_reingest_is_a_no_op(tenant: Tenant, neo4j_driver) -> None:  # type: ign
 @pytest.mark.parametrize("newer_first", [False, True], ids=["older-first", "newer-first"])
 @pytest.mark.parametrize("pair", sorted(PAIRS))
 def test_adr_supersession_across_requests(
-    tenant: Tenant, neo4j_driver, pair: str, newer_first: bool
-) -> None:  # type: ignore[no-untyped-def]
+    tenant: Tenant, neo4j_driver: Driver, pair: str, newer_first: bool
+) -> None:
     older_file, newer_file = PAIRS[pair]
     order = [newer_file, older_file] if newer_first else [older_file, newer_file]
     bodies = {f: ingest_ok(tenant, f) for f in order}
@@ -421,8 +422,8 @@ def test_adr_supersession_across_requests(
 
 
 def test_over_the_limit_is_refused_before_parsing(
-    tenant: Tenant, neo4j_driver, monkeypatch
-) -> None:  # type: ignore[no-untyped-def]
+    tenant: Tenant, neo4j_driver: Driver, monkeypatch: pytest.MonkeyPatch
+) -> None:
     settings = tenant.client.app.state.services.settings  # type: ignore[attr-defined]
     monkeypatch.setattr(settings, "max_ingest_bytes", 100)
     # 60 characters but 120 UTF-8 bytes: the limit is in bytes; the content is not even valid JSON
@@ -453,8 +454,8 @@ def test_over_the_limit_is_refused_before_parsing(
     ],
 )
 def test_malformed_material_is_422_and_writes_nothing(
-    tenant: Tenant, neo4j_driver, fmt: str, content: str, name: str, message: str
-) -> None:  # type: ignore[no-untyped-def]
+    tenant: Tenant, neo4j_driver: Driver, fmt: str, content: str, name: str, message: str
+) -> None:
     r = tenant.post("/v1/ingest", json={"format": fmt, "content": content, "source_name": name})
     assert r.status_code == 422, r.text
     assert r.json()["code"] == "input.invalid_format"
@@ -509,7 +510,7 @@ Observation 2: Episode finished, reward = 1
 """
 
 
-def test_a_failed_unit_is_reported_and_does_not_wedge(tenant: Tenant, neo4j_driver) -> None:  # type: ignore[no-untyped-def]
+def test_a_failed_unit_is_reported_and_does_not_wedge(tenant: Tenant, neo4j_driver: Driver) -> None:
     # Episode 2 has a 40 000-character thought: over max_content_chars, so that unit fails alone.
     body = {
         "format": "react",
@@ -550,8 +551,8 @@ def test_a_failed_unit_is_reported_and_does_not_wedge(tenant: Tenant, neo4j_driv
 
 
 def test_reingest_retries_exactly_the_failed_units(
-    tenant: Tenant, neo4j_driver, monkeypatch
-) -> None:  # type: ignore[no-untyped-def]
+    tenant: Tenant, neo4j_driver: Driver, monkeypatch: pytest.MonkeyPatch
+) -> None:
     content = EPISODES.replace(" {bad}", "").replace(
         "Observation 2: Episode finished, reward = 1\n\nQuestion: What is the capital of Spain?",
         "Observation 2: Episode finished, reward = 1\nThought 3: Rome has been the capital since 1871.\n"
@@ -622,8 +623,8 @@ def test_poor_traces_are_annotated_and_kept_by_default(tenant: Tenant) -> None:
 
 
 def test_refuse_policy_refuses_the_unit_and_reports_it(
-    tenant: Tenant, neo4j_driver, monkeypatch
-) -> None:  # type: ignore[no-untyped-def]
+    tenant: Tenant, neo4j_driver: Driver, monkeypatch: pytest.MonkeyPatch
+) -> None:
     settings = tenant.client.app.state.services.settings  # type: ignore[attr-defined]
     monkeypatch.setattr(settings, "ingestion_quality_policy", "refuse")
     body = {"format": "react", "content": UNSUPPORTED, "source_name": "claims.txt"}

@@ -8,9 +8,11 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from neo4j import Driver
 from typer.testing import CliRunner
 
 from service.cli import app as cli_app
+from service.embeddings import Embedder
 from service.main import create_app
 from tests.conftest import Tenant, make_settings
 from tests.factories import flaky_test_story, memory
@@ -24,7 +26,7 @@ def run_job(t: Tenant, job: str) -> dict[str, Any]:
     return r.json()  # type: ignore[no-any-return]
 
 
-def snapshot(driver, namespace: str) -> tuple[dict[str, Any], dict[str, Any]]:  # type: ignore[no-untyped-def]
+def snapshot(driver: Driver, namespace: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """Every node (labels, all properties) and relationship of a namespace, by element id."""
     with driver.session() as s:
         nodes = {
@@ -282,8 +284,8 @@ def test_recall_never_returns_the_maintenance_trace_but_search_does(tenant: Tena
 
 
 def test_duplicate_candidates_propose_a_merge_and_change_nothing(
-    tenant: Tenant, neo4j_driver
-) -> None:  # type: ignore[no-untyped-def]
+    tenant: Tenant, neo4j_driver: Driver
+) -> None:
     a = memory(tenant, "Alice lives in Paris", kind="fact")
     b = memory(tenant, "alice lives in paris.", kind="fact")
     # negatives: other facts, an opposite pair (a contradiction, not a duplicate), a non-fact
@@ -336,8 +338,8 @@ def test_duplicate_by_embedding_similarity_is_proposed_once_per_pair(tenant: Ten
 
 
 def test_contradiction_candidates_propose_review_and_change_nothing(
-    tenant: Tenant, neo4j_driver
-) -> None:  # type: ignore[no-untyped-def]
+    tenant: Tenant, neo4j_driver: Driver
+) -> None:
     paris = memory(
         tenant, "Alice's home city is Paris", kind="fact", subject="alice", attribute="home_city"
     )
@@ -428,7 +430,7 @@ def test_cli_runs_a_job_and_prints_the_report(tenant: Tenant) -> None:
     assert "evidence-drift" in bad.output
 
 
-def test_lifespan_starts_and_stops_the_scheduler(embedder, neo4j_driver) -> None:  # type: ignore[no-untyped-def]
+def test_lifespan_starts_and_stops_the_scheduler(embedder: Embedder, neo4j_driver: Driver) -> None:
     def alive() -> bool:
         return any(
             t.name == "rationale-maintenance" and t.is_alive() for t in threading.enumerate()

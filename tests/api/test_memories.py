@@ -166,7 +166,9 @@ def test_keyed_fact_district_story(tenant: Tenant) -> None:
     )
 
 
-def test_keyed_loves_then_hates_has_exactly_one_current(tenant: Tenant, neo4j_driver) -> None:  # type: ignore[no-untyped-def]
+def test_keyed_loves_then_hates_has_exactly_one_current(
+    tenant: Tenant, neo4j_driver: Driver
+) -> None:
     create(tenant, content="Loves jazz", subject="bob", attribute="jazz")
     create(tenant, content="Hates jazz", subject="bob", attribute="jazz")
     with neo4j_driver.session() as s:

@@ -72,7 +72,7 @@ def test_get_trace_returns_steps_in_order(tenant: Tenant) -> None:
     assert tenant.get("/v1/reasoning/nope").status_code == 404
 
 
-def test_missing_citation_refuses_everything(tenant: Tenant, neo4j_driver) -> None:  # type: ignore[no-untyped-def]
+def test_missing_citation_refuses_everything(tenant: Tenant, neo4j_driver: Driver) -> None:
     ev = memory(tenant, "disk is 95% full")
     before = count_nodes(neo4j_driver, tenant.namespace)
     r = tenant.post(
@@ -95,7 +95,7 @@ def test_missing_citation_refuses_everything(tenant: Tenant, neo4j_driver) -> No
     assert count_nodes(neo4j_driver, tenant.namespace) == before
 
 
-def test_rejects_must_point_to_an_earlier_step(tenant: Tenant, neo4j_driver) -> None:  # type: ignore[no-untyped-def]
+def test_rejects_must_point_to_an_earlier_step(tenant: Tenant, neo4j_driver: Driver) -> None:
     before = count_nodes(neo4j_driver, tenant.namespace)
     for bad in (1, 5, -1):
         r = tenant.post(
@@ -113,7 +113,7 @@ def test_rejects_must_point_to_an_earlier_step(tenant: Tenant, neo4j_driver) -> 
     assert count_nodes(neo4j_driver, tenant.namespace) == before
 
 
-def test_gate_refusals(tenant: Tenant, neo4j_driver) -> None:  # type: ignore[no-untyped-def]
+def test_gate_refusals(tenant: Tenant, neo4j_driver: Driver) -> None:
     ev = memory(tenant, "the service returned 500 errors after the deploy at 10:02")
     before = count_nodes(neo4j_driver, tenant.namespace)
     cases = {

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from neo4j import Driver
 
 from service.domain.retrieval import RetrievalConfig, RetrievalRequest, RetrievalService
 from service.embeddings import Embedder
@@ -49,9 +50,9 @@ def ids(items: list[dict[str, Any]]) -> list[str]:
     return [i["memory_id"] for i in items]
 
 
-def cypher(driver, query: str, **params: Any) -> list[dict[str, Any]]:  # type: ignore[no-untyped-def]
+def cypher(driver: Driver, query: str, **params: Any) -> list[dict[str, Any]]:
     with driver.session() as s:
-        return s.run(query, **params).data()  # type: ignore[no-any-return]
+        return s.run(query, **params).data()
 
 
 def story_ids(story: dict[str, Any]) -> set[str]:
@@ -64,8 +65,8 @@ def story_ids(story: dict[str, Any]) -> set[str]:
 
 
 def test_maintenance_trace_is_not_recalled_but_is_searchable_and_in_lineage(
-    tenant: Tenant, neo4j_driver
-) -> None:  # type: ignore[no-untyped-def]
+    tenant: Tenant, neo4j_driver: Driver
+) -> None:
     story = flaky_test_story(tenant)
     trace_id = story["trace"]["trace_id"]
     decision_id = story["trace"]["produced"][0]["memory_id"]
@@ -99,8 +100,8 @@ def test_maintenance_trace_is_not_recalled_but_is_searchable_and_in_lineage(
 
 
 def test_decision_last_modified_by_maintenance_stays_in_recall(
-    tenant: Tenant, neo4j_driver
-) -> None:  # type: ignore[no-untyped-def]
+    tenant: Tenant, neo4j_driver: Driver
+) -> None:
     d = memory(tenant, "Use PostgreSQL 16 for the billing service", kind="decision")
     r = tenant.patch(
         f"/v1/memories/{d['memory_id']}", json={"confidence": 0.7}, headers={"If-Match": "1"}
@@ -152,8 +153,8 @@ def test_rejected_hypothesis_never_comes_back_as_a_standalone_memory(tenant: Ten
 
 
 def test_no_answer_holds_another_namespace(
-    tenant: Tenant, other_tenant: Tenant, neo4j_driver
-) -> None:  # type: ignore[no-untyped-def]
+    tenant: Tenant, other_tenant: Tenant, neo4j_driver: Driver
+) -> None:
     """Identical stories (same texts, same Task text) in two namespaces: each sees only its own."""
     mine = flaky_test_story(tenant)
     theirs = flaky_test_story(other_tenant)
@@ -322,7 +323,9 @@ def test_flaky_story_comes_back_for_the_question(tenant: Tenant, query: str) -> 
     assert wanted & set(top3), top3
 
 
-def test_poor_traces_rank_lower_and_rejected_ones_last(tenant: Tenant, neo4j_driver) -> None:  # type: ignore[no-untyped-def]
+def test_poor_traces_rank_lower_and_rejected_ones_last(
+    tenant: Tenant, neo4j_driver: Driver
+) -> None:
     """Three copies of one trace: accepted, poor (as ingestion's annotate policy stores it), rejected."""
     ev = memory(tenant, "The nightly export job exceeded its 2 GB memory limit")
     body = {
@@ -505,7 +508,7 @@ def test_recall_as_of_and_known_at(tenant: Tenant) -> None:
 # -- search -------------------------------------------------------------------------------------
 
 
-def test_search_origins_filter_never_widens(tenant: Tenant, neo4j_driver) -> None:  # type: ignore[no-untyped-def]
+def test_search_origins_filter_never_widens(tenant: Tenant, neo4j_driver: Driver) -> None:
     user = memory(tenant, "The staging cluster runs Kubernetes 1.29", kind="fact")
     maint = memory(tenant, "The staging cluster runs Kubernetes 1.30", kind="fact")
     robot = memory(tenant, "The staging cluster runs Kubernetes 1.31", kind="fact")

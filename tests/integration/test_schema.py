@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from fastapi.testclient import TestClient
+from neo4j import Driver
 
+from service.container import Services
 from service.embeddings import FakeEmbedder
 from service.errors import SchemaError
-from service.graph.cypher import QueryRegistry
+from service.graph.cypher import NamedQuery, QueryRegistry
 from service.graph.repository import Graph
 from service.graph.schema import apply_schema, index_states
 from service.main import create_app
@@ -18,11 +22,11 @@ REGISTRY = QueryRegistry.load(Settings().cypher_dir)
 
 
 @pytest.fixture(scope="module")
-def graph(neo4j_driver, settings: Settings) -> Graph:  # type: ignore[no-untyped-def]
-    return Graph(neo4j_driver, REGISTRY, settings.neo4j_database, settings.query_timeout_s)  # type: ignore[arg-type]
+def graph(neo4j_driver: Driver, settings: Settings) -> Graph:
+    return Graph(neo4j_driver, REGISTRY, settings.neo4j_database, settings.query_timeout_s)
 
 
-def test_server_is_neo4j_5_26_community(neo4j_driver) -> None:  # type: ignore[no-untyped-def]
+def test_server_is_neo4j_5_26_community(neo4j_driver: Driver) -> None:
     records, _, _ = neo4j_driver.execute_query(
         "CALL dbms.components() YIELD name, versions, edition RETURN *"
     )
@@ -55,9 +59,9 @@ def test_schema_is_applied_and_online(app_client: TestClient, graph: Graph) -> N
 
 
 def test_applying_the_schema_twice_changes_nothing(
-    app_client: TestClient, graph: Graph, neo4j_driver
-) -> None:  # type: ignore[no-untyped-def]
-    def snapshot() -> list[tuple]:
+    app_client: TestClient, graph: Graph, neo4j_driver: Driver
+) -> None:
+    def snapshot() -> list[tuple[Any, ...]]:
         records, _, _ = neo4j_driver.execute_query(
             "SHOW INDEXES YIELD name, type, labelsOrTypes, properties, state RETURN name, type, labelsOrTypes, properties, state ORDER BY name"
         )
@@ -72,7 +76,7 @@ def test_applying_the_schema_twice_changes_nothing(
     assert snapshot() == before
 
 
-def test_vector_dimension_mismatch_stops_startup(settings: Settings, neo4j_driver) -> None:  # type: ignore[no-untyped-def]
+def test_vector_dimension_mismatch_stops_startup(settings: Settings, neo4j_driver: Driver) -> None:
     app = create_app(settings, embedder=FakeEmbedder(16))
     with pytest.raises(SchemaError) as info, TestClient(app):
         pass
@@ -82,12 +86,14 @@ def test_vector_dimension_mismatch_stops_startup(settings: Settings, neo4j_drive
 
 @pytest.mark.parametrize("query", [q for q in REGISTRY if q.mode != "schema"], ids=lambda q: q.name)
 def test_every_cypher_file_parses_with_its_declared_params(
-    query, neo4j_driver, settings: Settings
-) -> None:  # type: ignore[no-untyped-def]
+    query: NamedQuery, neo4j_driver: Driver, settings: Settings
+) -> None:
     params = {}
     with neo4j_driver.session(database=settings.neo4j_database) as s:
         for name, expr in query.examples.items():
-            params[name] = s.run(f"RETURN {expr} AS v").single()["v"]
+            record = s.run(f"RETURN {expr} AS v").single(strict=True)
+            assert record is not None
+            params[name] = record["v"]
         s.run("EXPLAIN " + query.text, params).consume()
 
 
@@ -109,7 +115,7 @@ def test_neomodel_uses_the_shared_driver(fake_embedder) -> None:  # type: ignore
     own = make_settings(RATIONALE_API_KEYS={key: {"namespace": namespace}})
     app = create_app(own, embedder=fake_embedder)
     with TestClient(app) as client:
-        services = client.app.state.services  # type: ignore[attr-defined]
+        services: Services = client.app.state.services  # type: ignore[attr-defined]
         config = get_config()
         assert config.driver is services.graph.driver
         assert not config.database_url
