@@ -53,7 +53,8 @@ import numpy as np
 from neo4j import RoutingControl
 
 from bench.common import REPO, bench_graph, memory_row, summary, torch_threads, write_rows
-from bench.recall import RoundLog, recall_rounds, synthetic
+from bench.corpus import synthetic
+from bench.recall import RoundLog, recall_rounds
 from service.container import Services
 from service.domain.models import Kind, Writer
 from service.domain.retrieval import RetrievalRequest, rrf

@@ -9,7 +9,7 @@ from functools import partial
 from typing import Any
 
 from bench.common import bench_graph, memory_row, neo4j_pid, proc_status_kb, write_rows
-from bench.recall import synthetic
+from bench.corpus import synthetic
 from bench.scale_measure import (
     measure_batches,
     measure_lineage,
@@ -119,7 +119,7 @@ def measure_size(
     Speed and scale of the real service against the physical floors, at one corpus size per call.
 
     For a size N the namespace `bench_<N>` holds N synthetic memories (built and reused exactly as
-    `scripts/bench recall` does, `bench.recall.ensure_corpus`). Then, in one run:
+    `scripts/bench recall` does, `bench.corpus.ensure_corpus`). Then, in one run:
 
     Concurrency 1, interleaved (`Interleaved`: round i calls every probe once, so a request and
     its floor are measured in the same minute of a shared machine's load):

@@ -12,7 +12,7 @@ import httpx
 from neo4j import RoutingControl
 
 from bench.common import summary
-from bench.recall import ensure_corpus, questions, stored
+from bench.corpus import ensure_corpus, questions, stored
 from bench.service_process import ServiceProcess
 from service.container import Services
 

@@ -32,7 +32,8 @@ from rich.console import Console
 
 from bench import locomo, report
 from bench.common import RESULTS, loadavg, machine, torch_threads
-from bench.recall import ensure_corpus, parse_sizes
+from bench.corpus import ensure_corpus
+from bench.recall import parse_sizes
 from bench.scale import measure_size
 from bench.scale_report import estimate_million
 from bench.scale_run import FULL_SCALE, QUICK_SCALE, ScaleProfile

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from bench.recall import ACTIONS, CAUSES, ENVS, EVENTS, SERVICES, TECH, synthetic
+from bench.corpus import ACTIONS, CAUSES, ENVS, EVENTS, SERVICES, TECH, synthetic
 
 #: Memory numbers of load-written memories start here (the corpus uses 0..size-1).
 LOAD_OFFSET = 50_000_000

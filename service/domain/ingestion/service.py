@@ -30,6 +30,7 @@ from service.domain.policy import Origin
 from service.domain.reasoning import ReasoningService
 from service.domain.text import clean_text
 from service.errors import RationaleError, TooLargeError, UnsupportedFormat
+from service.graph.query_names import QueryName
 from service.graph.repository import Graph
 
 #: Called after parsing with `(0, units)` and after each unit with `(units done, units)`.
@@ -158,7 +159,9 @@ class IngestionService:
         source_name = clean_text(source_name, field="source_name", max_chars=500)
         writer = Writer(namespace=namespace, origin=Origin.INGESTION, actor=actor)
         sha256 = hashlib.sha256(raw).hexdigest()
-        source = self.graph.one("ingest/get_source", {"namespace": namespace, "sha256": sha256})
+        source = self.graph.one(
+            QueryName.INGEST_GET_SOURCE, {"namespace": namespace, "sha256": sha256}
+        )
         resolved = source["format"] if source is not None else fmt
         try:
             if resolved == "auto":

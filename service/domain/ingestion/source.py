@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from service.domain.ingestion.report import UnitOutcome
 from service.domain.memories import Writer, utcnow
 from service.domain.models import Kind
+from service.graph.query_names import QueryName
 from service.graph.repository import Graph, Row
 
 SOURCE_COMPLETE = "complete"
@@ -59,7 +60,7 @@ def create_source(
         "system_from": now,
         "system_to": None,
     }
-    row = graph.one("ingest/create_source", {"props": props})
+    row = graph.one(QueryName.INGEST_CREATE_SOURCE, {"props": props})
     assert row is not None
     return {**props, "uid": row["uid"]}
 
@@ -76,7 +77,7 @@ def recorded_units(graph: Graph, namespace: str, source_uid: str) -> dict[str, U
         `{unit key: outcome}` with status `ok`, the trace id and quality, and the memory ids.
     """
     rows = graph.run(
-        "ingest/list_source_memories", {"namespace": namespace, "source_uid": source_uid}
+        QueryName.INGEST_LIST_SOURCE_MEMORIES, {"namespace": namespace, "source_uid": source_uid}
     )
     units: dict[str, UnitOutcome] = {}
     for r in rows:
@@ -150,7 +151,7 @@ def finish_source(
             if o.status == "refused"
         ]
         graph.run(
-            "ingest/update_source",
+            QueryName.INGEST_UPDATE_SOURCE,
             {
                 "namespace": namespace,
                 "source_uid": source_uid,

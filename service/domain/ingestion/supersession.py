@@ -7,6 +7,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from service.domain.memories import MemoryService, Writer, utcnow
+from service.graph.query_names import QueryName
 from service.graph.records import MemoryRecord
 from service.graph.repository import Tx
 
@@ -46,7 +47,7 @@ def supersede(
         `[{memory_id, supersedes_memory_id, unit}]`, one per new `SUPERSEDES` link.
     """
     rows = tx.run(
-        "ingest/list_adr_related",
+        QueryName.INGEST_LIST_ADR_RELATED,
         {
             "namespace": writer.namespace,
             "memory_id": decision.memory_id,
@@ -66,7 +67,7 @@ def supersede(
         if older is me:
             me = closed
         tx.run(
-            "memory/link_supersedes",
+            QueryName.MEMORY_LINK_SUPERSEDES,
             {
                 "namespace": writer.namespace,
                 "new_uid": newer.uid,

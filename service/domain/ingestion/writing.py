@@ -13,6 +13,7 @@ from service.domain.memories import MemoryService, Writer, encode_metadata, utcn
 from service.domain.models import IngestUnit, Kind
 from service.domain.reasoning import ReasoningService
 from service.errors import RationaleError, ReasoningRejected
+from service.graph.query_names import QueryName
 from service.graph.repository import Graph, Tx
 
 log = logging.getLogger(__name__)
@@ -146,7 +147,7 @@ class UnitWriter:
         wanted = list(dict.fromkeys(uids))
         if wanted:
             link = tx.one(
-                "ingest/link_extracted",
+                QueryName.INGEST_LINK_EXTRACTED,
                 {
                     "namespace": writer.namespace,
                     "source_uid": source_uid,

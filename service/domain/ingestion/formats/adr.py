@@ -383,14 +383,7 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
 
 
 def looks_like_adr(content: str) -> bool:
-    """Return True when Markdown reads as an ADR.
-
-    Args:
-        content: the material, as text.
-
-    Returns:
-        True with a ``Decision``/``Decision Outcome`` heading and another ADR heading (or a
-        front matter ``status``).
+    """Return True for Markdown with a decision heading and another ADR heading (or ``status``).
 
     Raises:
         FormatError: front matter that is not valid YAML.
