@@ -242,14 +242,14 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
     ``unit.extra["ignored_sections"]``.
 
     Args:
-        content: the material, as text (already checked to be non-empty text).
-        source_name: the file name the material came from; names the units.
+        content: the record's Markdown (optionally with YAML front matter).
+        source_name: its file name; the stem keys the unit and is its `adr_key`.
 
     Returns:
-        The units in source order.
+        One unit: the decision as a trace, with status, options and chosen ones in ``extra``.
 
     Raises:
-        FormatError: the material is malformed for this format.
+        FormatError: no decision section, an empty one, or front matter that is not YAML.
     """
     meta, body = _split_front_matter(content)
     adr = _read_adr(body)

@@ -67,14 +67,14 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
     events) + (1 if finish)``.
 
     Args:
-        content: the material, as text (already checked to be non-empty text).
-        source_name: the file name the material came from; names the units.
+        content: the event list's JSON text.
+        source_name: its file name; the stem keys and names the unit.
 
     Returns:
-        The units in source order.
+        One unit: the session as a trace, with causes and skipped events in ``extra``.
 
     Raises:
-        FormatError: the material is malformed for this format.
+        FormatError: not a non-empty JSON list of action/observation event objects.
     """
     data = load_json(content, "openhands")
     if not isinstance(data, list):

@@ -201,14 +201,14 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
     (1-based).
 
     Args:
-        content: the material, as text (already checked to be non-empty text).
-        source_name: the file name the material came from; names the units.
+        content: a transcript, or a JSON object of prompt strings.
+        source_name: its file name (in the units' titles).
 
     Returns:
-        The units in source order.
+        One unit per episode, in order (``text`` units for prompts without numbered steps).
 
     Raises:
-        FormatError: the material is malformed for this format.
+        FormatError: invalid JSON, a non-string value, or no episode with numbered steps.
     """
     stripped = content.lstrip()
     source = source_stem(source_name)

@@ -62,14 +62,14 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
     ``INSTRUCTIONS:``), cut to `MAX_TASK_CHARS`.
 
     Args:
-        content: the material, as text (already checked to be non-empty text).
-        source_name: the file name the material came from; names the units.
+        content: the ``.traj`` file's JSON text.
+        source_name: its file name; the stem keys and names the unit.
 
     Returns:
-        The units in source order.
+        One unit: the trajectory as a trace, its observations, the exit status in ``extra``.
 
     Raises:
-        FormatError: the material is malformed for this format.
+        FormatError: not a JSON object, or ``trajectory`` missing, empty or malformed.
     """
     data = load_json(content, "swe-agent")
     if not isinstance(data, dict):

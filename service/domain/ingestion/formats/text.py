@@ -22,11 +22,11 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
     ``chunk-<i>`` (0-based), with the chunk as its single observation.
 
     Args:
-        content: the material, as text (already checked to be non-empty text).
-        source_name: the file name the material came from; names the units.
+        content: plain text or Markdown.
+        source_name: its file name (in the units' titles).
 
     Returns:
-        The units in source order.
+        One unit per chunk, in order.
     """
     chunks = chunk_text(content)
     stem = source_stem(source_name)
