@@ -1,0 +1,148 @@
+"""Bodies and answers of `/v1/reasoning` and the lineage reads: traces, lineage, challenge."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import (
+    BaseModel,
+    Field,
+)
+
+from service.domain.models import Kind, StepKind, StepStatus
+from service.schemas.common import (
+    ActorRef,
+    JsonObject,
+    MemoryKind,
+    Strict,
+)
+from service.schemas.memories import MemoryPublic
+
+
+class StepIn(Strict):
+    """One step of a trace to record."""
+
+    kind: StepKind = Field(description="thought, action, observation, decision or conclusion.")
+    content: str = Field(min_length=1, description="The step's text.")
+    status: StepStatus | None = Field(
+        default=None, description="hypothesis for a guess under test."
+    )
+    rejects: list[int] = Field(
+        default_factory=list, description="Indexes of earlier steps this one rules out."
+    )
+    cites: list[str] = Field(
+        default_factory=list, description="memory_ids of the evidence relied on."
+    )
+
+
+class ProducedIn(Strict):
+    """A memory the trace creates and `PRODUCED`."""
+
+    kind: MemoryKind = Field(default=Kind.DECISION, description="Usually a decision.")
+    content: str = Field(min_length=1, description="Its text.")
+    confidence: float | None = Field(default=None, ge=0, le=1)
+    subject: str | None = Field(default=None, min_length=1, max_length=512)
+    attribute: str | None = Field(default=None, min_length=1, max_length=512)
+
+
+class TraceCreate(Strict):
+    """Body of `POST /v1/reasoning`."""
+
+    task: str = Field(min_length=1, description="What the reasoning served.")
+    steps: list[StepIn] = Field(description="Ordered steps, index 0 first.")
+    produced: ProducedIn | None = Field(
+        default=None, description="A memory to create as the outcome."
+    )
+    produced_memory_id: str | None = Field(
+        default=None, description="Or an existing memory it led to."
+    )
+    actor: str | None = Field(default=None, max_length=200)
+    self_assessment: JsonObject | None = Field(
+        default=None, description="The agent's own view; stored, not trusted."
+    )
+
+
+class QualityIssueOut(BaseModel):
+    """One quality finding."""
+
+    code: str
+    severity: str
+    step: int | None
+    message: str
+
+
+class QualityOut(BaseModel):
+    """The quality gate's assessment."""
+
+    score: float
+    verdict: str
+    issues: list[QualityIssueOut]
+
+
+class CiteOut(BaseModel):
+    """Evidence a step cited: the exact version, and whether it still holds now."""
+
+    memory_id: str
+    version: int
+    content: str | None = None
+    still_valid: bool
+    change: str | None = None
+    changed_at: datetime | None = None
+
+
+class StepOut(BaseModel):
+    """One recorded step."""
+
+    index: int
+    kind: str
+    content: str
+    status: str
+    rejected_by: int | None = None
+    rejects: list[int] = Field(default_factory=list)
+    cites: list[CiteOut] = Field(default_factory=list)
+
+
+class TracePublic(BaseModel):
+    """A reasoning trace with its steps in order."""
+
+    trace_id: str
+    uid: str
+    kind: Literal[Kind.REASONING] = Kind.REASONING
+    task: str
+    conclusion: str | None
+    quality: QualityOut
+    steps: list[StepOut]
+    produced: list[MemoryPublic]
+    created_by: ActorRef
+    last_modified_by: ActorRef
+    valid_from: datetime
+    valid_to: datetime | None = None
+    system_from: datetime
+    system_to: datetime | None = None
+    source_id: str | None = None
+
+
+class LineagePublic(BaseModel):
+    """A memory, its versions, and every trace that produced any of them."""
+
+    memory: MemoryPublic
+    versions: list[MemoryPublic]
+    traces: list[TracePublic]
+
+
+class RevisitItem(BaseModel):
+    """A step whose cited evidence changed after the trace was recorded."""
+
+    trace_id: str
+    step: int
+    memory_id: str
+    version: int
+    change: str
+    changed_at: datetime | None
+
+
+class ChallengePublic(LineagePublic):
+    """Lineage plus the steps to revisit; `memory` is the new (challenged) version for decisions."""
+
+    revisit: list[RevisitItem]

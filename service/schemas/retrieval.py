@@ -1,0 +1,57 @@
+"""Bodies and answers of `/v1/recall` and `/v1/search`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+)
+
+from service.domain.models import Kind
+from service.schemas.common import (
+    Strict,
+    UtcDatetime,
+)
+
+
+class RecallRequest(Strict):
+    """Body of `POST /v1/recall`."""
+
+    query: str = Field(min_length=1, description="What the agent needs context for.")
+    limit: int = Field(
+        default=10, ge=1, le=100, strict=True, description="Max items returned, 1..100."
+    )
+    kinds: list[Kind] | None = Field(default=None, description="Only these kinds.")
+    as_of: UtcDatetime | None = Field(default=None, description="Valid time; default now.")
+    known_at: UtcDatetime | None = Field(default=None, description="System time; default now.")
+
+
+class SearchRequest(RecallRequest):
+    """Body of `POST /v1/search`."""
+
+    origins: list[str] | None = Field(
+        default=None, description="Only memories created through these doors."
+    )
+    include_superseded: bool = Field(default=False, description="Also return closed versions.")
+
+
+class RetrievalItem(BaseModel):
+    """One recall or search hit: a memory or a whole trace, with score and lineage path."""
+
+    model_config = ConfigDict(extra="allow")
+
+    memory_id: str
+    kind: str
+    score: float
+    has_reasoning: bool
+    lineage: str | None = None
+
+
+class RetrievalPublic(BaseModel):
+    """Ranked hits."""
+
+    items: list[dict[str, Any]]
+    count: int
