@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -53,5 +51,5 @@ class RetrievalItem(BaseModel):
 class RetrievalPublic(BaseModel):
     """Ranked hits."""
 
-    items: list[dict[str, Any]]
+    items: list[RetrievalItem]
     count: int
