@@ -7,9 +7,14 @@
 #   NEO4J_PASSWORD   rationale-dev-password   (local dev/test only; `neo4j` is refused)
 #   NEO4J_DATABASE   neo4j
 #   NEO4J_HTTP_PORT  7474                     (HTTP and Neo4j Browser of the local server)
+#   NEO4J_HOME_DIR   $ROOT/.neo4j             (home of the local server: jars, conf, data, logs)
+#   JAVA_HOME        a Java >= 25 (Neo4j 2026.09 needs it); when unset or older, the Temurin 25
+#                    JDK at /usr/lib/jvm/temurin-25-jdk-amd64 is used and exported as JAVA_HOME
 # Values already in the environment win over `.env` at the repo root, which wins over defaults.
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+JAVA_MIN=25
+TEMURIN_HOME=/usr/lib/jvm/temurin-${JAVA_MIN}-jdk-amd64
 VENV="$ROOT/.venv"
 PY="$VENV/bin/python"
 
@@ -39,7 +44,28 @@ load_dotenv() {
     done <"$file"
 }
 
-# Export the NEO4J_* defaults and derive NEO4J_BOLT_HOST / NEO4J_BOLT_PORT from NEO4J_URI.
+# java_major JAVA_BIN: print the feature version (17, 21, 25...) of that java, or nothing.
+java_major() {
+    [[ -x "$1" ]] || return 1
+    "$1" -version 2>&1 | sed -n '1s/.*version "\([0-9]*\).*/\1/p'
+}
+
+# find_java_home: print the JDK home to run Neo4j with: JAVA_HOME when it is Java >= JAVA_MIN,
+# else the Temurin JDK at TEMURIN_HOME; print nothing (and fail) when neither is there.
+find_java_home() {
+    local home major
+    for home in "${JAVA_HOME:-}" "$TEMURIN_HOME"; do
+        [[ -n "$home" ]] || continue
+        major="$(java_major "$home/bin/java")" || continue
+        if [[ "$major" =~ ^[0-9]+$ ]] && ((major >= JAVA_MIN)); then
+            printf '%s\n' "$home"
+            return 0
+        fi
+    done
+    return 1
+}
+
+# Export the NEO4J_* defaults (and JAVA_HOME when a Java >= 25 is found) and derive NEO4J_BOLT_HOST / NEO4J_BOLT_PORT from NEO4J_URI.
 rationale_env() {
     load_dotenv
     export NEO4J_URI="${NEO4J_URI:-bolt://127.0.0.1:7687}"
@@ -47,6 +73,11 @@ rationale_env() {
     export NEO4J_PASSWORD="${NEO4J_PASSWORD:-rationale-dev-password}"
     export NEO4J_DATABASE="${NEO4J_DATABASE:-neo4j}"
     export NEO4J_HTTP_PORT="${NEO4J_HTTP_PORT:-7474}"
+    export NEO4J_HOME_DIR="${NEO4J_HOME_DIR:-$ROOT/.neo4j}"
+    local java_home
+    if java_home="$(find_java_home)"; then
+        export JAVA_HOME="$java_home"
+    fi
     if [[ "$NEO4J_PASSWORD" == "neo4j" ]]; then
         die "NEO4J_PASSWORD=neo4j is refused (it is Neo4j's default); pick another, at least 8 characters"
     fi

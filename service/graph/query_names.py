@@ -54,6 +54,7 @@ class QueryName(StrEnum):
     RETRIEVAL_SEARCH_FULLTEXT_CANDIDATES = "retrieval/search_fulltext_candidates"
     RETRIEVAL_SEARCH_NAMESPACE_EXACT = "retrieval/search_namespace_exact"
     RETRIEVAL_SEARCH_VECTOR_CANDIDATES = "retrieval/search_vector_candidates"
+    RETRIEVAL_SEARCH_VECTOR_IN_NAMESPACE = "retrieval/search_vector_in_namespace"
     SCHEMA_001_MEMORY_UID = "schema/001_memory_uid"
     SCHEMA_002_FACT_UID = "schema/002_fact_uid"
     SCHEMA_003_DECISION_UID = "schema/003_decision_uid"
@@ -74,7 +75,9 @@ class QueryName(StrEnum):
     SCHEMA_018_MEMORY_MEMORY_ID = "schema/018_memory_memory_id"
     SCHEMA_019_FACT_KEY = "schema/019_fact_key"
     SCHEMA_020_REASONING_TRACE_PROPOSAL_KEY = "schema/020_reasoning_trace_proposal_key"
+    SCHEMA_STATE_DROP_INDEX = "schema_state/drop_index"
     SCHEMA_STATE_GET_VECTOR_INDEX = "schema_state/get_vector_index"
+    SCHEMA_STATE_LIST_INDEX_DEFINITIONS = "schema_state/list_index_definitions"
     SCHEMA_STATE_LIST_INDEXES = "schema_state/list_indexes"
 
 

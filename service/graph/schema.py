@@ -1,16 +1,35 @@
-"""Applies `cypher/schema/*.cypher` idempotently and waits until every index is ONLINE."""
+"""Applies `cypher/schema/*.cypher`, upgrading indexes whose definition changed, and waits ONLINE."""
 
 from __future__ import annotations
 
 import logging
+import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from service.errors import GraphUnavailableError, SchemaError
 from service.graph.query_names import QueryName
+from service.graph.cypher import NamedQuery, strip_code
 from service.graph.repository import Graph
 
 log = logging.getLogger(__name__)
+
+DEFAULT_ONLINE_TIMEOUT_S = 600.0
+
+# `[CYPHER 25] CREATE [VECTOR|FULLTEXT|RANGE|TEXT|POINT] INDEX name IF NOT EXISTS FOR (v:Labels)
+#  ON <properties> [WITH [v.a, ...]] [OPTIONS {...}]`, comments and strings already stripped.
+_CREATE_INDEX = re.compile(
+    r"^\s*(?:CYPHER\s+\d+\s+)?CREATE\s+(?:(?P<type>VECTOR|FULLTEXT|RANGE|TEXT|POINT)\s+)?INDEX\s+"
+    r"`?(?P<name>\w+)`?\s+IF\s+NOT\s+EXISTS\s+FOR\s+\(\s*(?P<var>\w+)\s*:\s*(?P<labels>[^)]+)\)\s+"
+    r"ON\s+(?P<on>.+?)(?:\s+WITH\s+\[(?P<with>[^\]]*)\])?(?:\s+OPTIONS\s+\{.*\})?\s*$",
+    re.IGNORECASE | re.DOTALL,
+)
+# One `` `key`: value `` pair of `indexConfig` (value: a quoted string, number or boolean).
+_CONFIG_PAIR = re.compile(
+    r"`(?P<key>[^`]+)`\s*:\s*(?P<value>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|true|false|-?\d+(?:\.\d+)?)",
+    re.IGNORECASE,
+)
+_INDEX_CONFIG = re.compile(r"indexConfig\s*:\s*\{(?P<body>[^{}]*)\}", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -23,19 +42,183 @@ class IndexState:
     population_percent: float
 
 
-def apply_schema(graph: Graph) -> list[str]:
-    """Run every schema statement (all are `IF NOT EXISTS`, so a second run changes nothing).
+@dataclass(frozen=True)
+class IndexDefinition:
+    """What defines an index, as a schema file declares it or `SHOW INDEXES` reports it.
+
+    Attributes:
+        name: the index name.
+        type: `VECTOR`, `FULLTEXT`, `RANGE`, `TEXT` or `POINT`.
+        labels: the labels (or relationship types) it covers.
+        properties: the indexed properties in order; for a vector index, the vector property
+            followed by its filter properties (`WITH [m.namespace, ...]`).
+        config: `indexConfig` entries; a declared definition holds only the keys its file sets.
+    """
+
+    name: str
+    type: str
+    labels: tuple[str, ...]
+    properties: tuple[str, ...]
+    config: dict[str, object] = field(default_factory=dict)
+
+    def differences(self, existing: IndexDefinition) -> list[str]:
+        """Return how `existing` (on the server) departs from this declared definition.
+
+        Only the `indexConfig` keys declared here are compared (the server adds its defaults);
+        strings compare case-insensitively (`'cosine'` is stored as `'COSINE'`).
+
+        Returns:
+            One `what: server value != file value` line per difference; empty when they agree.
+        """
+        diffs = [
+            f"{what}: {theirs!r} != {ours!r}"
+            for what, theirs, ours in (
+                ("type", existing.type, self.type),
+                ("labels", existing.labels, self.labels),
+                ("properties", existing.properties, self.properties),
+            )
+            if theirs != ours
+        ]
+        for key, ours in self.config.items():
+            theirs = existing.config.get(key)
+            if _normalise(theirs) != _normalise(ours):
+                diffs.append(f"{key}: {theirs!r} != {ours!r}")
+        return diffs
+
+
+def _normalise(value: object) -> object:
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int | float):
+        return float(value)
+    return str(value).upper()
+
+
+def _config_value(text: str) -> object:
+    if text[0] in "'\"":
+        return text[1:-1]
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    return float(text) if "." in text else int(text)
+
+
+def declared_index(query: NamedQuery) -> IndexDefinition | None:
+    """Return the index a schema file creates, or None for a constraint or other statement.
+
+    Args:
+        query: a `schema/` file.
+
+    Returns:
+        The declared definition (type `RANGE` when the statement names none).
+
+    Raises:
+        SchemaError: the file creates an index without a name or without `IF NOT EXISTS`.
+    """
+    code = strip_code(query.text).strip()
+    if not re.match(r"^(?:CYPHER\s+\d+\s+)?CREATE\s+(?:\w+\s+)?INDEX\b", code, re.IGNORECASE):
+        return None
+    # strip_code blanks string literals; read the labels and properties from it, the config
+    # (which holds strings) from the statement with only its comments removed.
+    m = _CREATE_INDEX.match(code)
+    if m is None:
+        raise SchemaError(
+            f"{query.name}: an index statement must read CREATE [type] INDEX <name> IF NOT "
+            f"EXISTS FOR (v:Label) ON ... [WITH [...]] [OPTIONS {{...}}]"
+        )
+    var = m.group("var")
+    prop = re.compile(rf"\b{re.escape(var)}\s*\.\s*`?(\w+)`?")
+    properties = prop.findall(m.group("on")) + prop.findall(m.group("with") or "")
+    labels = tuple(label.strip(" `") for label in m.group("labels").split("|"))
+    config: dict[str, object] = {}
+    text = "\n".join(line for line in query.text.splitlines() if not line.lstrip().startswith("//"))
+    if cm := _INDEX_CONFIG.search(text):
+        config = {
+            p.group("key"): _config_value(p.group("value"))
+            for p in _CONFIG_PAIR.finditer(cm.group("body"))
+        }
+    return IndexDefinition(
+        name=m.group("name"),
+        type=(m.group("type") or "RANGE").upper(),
+        labels=labels,
+        properties=tuple(properties),
+        config=config,
+    )
+
+
+def index_definitions(graph: Graph) -> dict[str, IndexDefinition]:
+    """Return every index of the database by name, as the server reports it."""
+    rows = graph.run(QueryName.SCHEMA_STATE_LIST_INDEX_DEFINITIONS, {})
+    return {
+        r["name"]: IndexDefinition(
+            name=r["name"],
+            type=r["type"],
+            labels=tuple(r["labels"] or ()),
+            properties=tuple(r["properties"] or ()),
+            config=dict(r["config"] or {}),
+        )
+        for r in rows
+    }
+
+
+def outdated_indexes(graph: Graph) -> dict[str, list[str]]:
+    """Return the schema files' indexes that exist on the server with another definition.
+
+    Returns:
+        Index name -> its differences (`IndexDefinition.differences`); empty when all agree.
+    """
+    existing = index_definitions(graph)
+    outdated = {}
+    for query in graph.registry.schema():
+        declared = declared_index(query)
+        if declared is None or declared.name not in existing:
+            continue
+        if diffs := declared.differences(existing[declared.name]):
+            outdated[declared.name] = diffs
+    return outdated
+
+
+def apply_schema(graph: Graph, online_timeout_s: float = DEFAULT_ONLINE_TIMEOUT_S) -> list[str]:
+    """Bring the database's schema to `cypher/schema/`: an upgrade in place, idempotent.
+
+    An index whose server definition differs from its file (e.g. a 5.26 vector index without
+    filter properties, a fulltext index with another analyzer) is dropped and recreated, then
+    awaited ONLINE; every statement then runs (all are `IF NOT EXISTS`, so a second run changes
+    nothing). Finally each declared index must exist with its file's definition.
 
     Args:
         graph: the query runner.
+        online_timeout_s: how long to wait for recreated indexes to populate, in seconds.
 
     Returns:
         The names of the statements applied, in order.
+
+    Raises:
+        SchemaError: an index still differs after applying (e.g. an index of another name
+            covers the same schema and blocks the creation), or a recreated index FAILED.
+        GraphUnavailableError: recreated indexes not ONLINE within `online_timeout_s`.
     """
+    outdated = outdated_indexes(graph)
+    for name, diffs in outdated.items():
+        log.warning("schema: recreating index %s (server differs: %s)", name, "; ".join(diffs))
+        graph.run(QueryName.SCHEMA_STATE_DROP_INDEX, {"name": name})
     applied = []
     for query in graph.registry.schema():
         graph.run(QueryName(query.name), {})
         applied.append(query.name)
+    existing = index_definitions(graph)
+    for query in graph.registry.schema():
+        declared = declared_index(query)
+        if declared is None:
+            continue
+        if declared.name not in existing:
+            raise SchemaError(
+                f"{query.name}: index {declared.name!r} was not created; an index of another "
+                f"name on the same schema blocks it (SHOW INDEXES, then DROP INDEX that one)"
+            )
+        if diffs := declared.differences(existing[declared.name]):
+            raise SchemaError(f"{query.name}: index {declared.name!r} differs: {'; '.join(diffs)}")
+    if outdated:
+        wait_online(graph, online_timeout_s)
     return applied
 
 
