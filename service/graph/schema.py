@@ -8,8 +8,8 @@ import time
 from dataclasses import dataclass, field
 
 from service.errors import GraphUnavailableError, SchemaError
-from service.graph.query_names import QueryName
 from service.graph.cypher import NamedQuery, strip_code
+from service.graph.query_names import QueryName
 from service.graph.repository import Graph
 
 log = logging.getLogger(__name__)
