@@ -10,8 +10,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from service.domain.policy import default_visibility
 from service.namespaces import NAMESPACE_PATTERN
+from service.origins import default_visibility
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 

@@ -9,8 +9,8 @@ from fastapi import Depends, Header, Request
 from service.api.auth import Principal, authenticate
 from service.container import Services
 from service.domain.memories import Writer
-from service.domain.policy import Origin
 from service.domain.text import clean_text
+from service.origins import Origin
 
 
 def get_services(request: Request) -> Services:

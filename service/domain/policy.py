@@ -1,7 +1,7 @@
-"""The visibility policy (DESIGN §5): origin names, the default table, and who sees what.
+"""The visibility policy (DESIGN §5): who sees what, read from the one origin table.
 
-The one home of the origins (`Origin`) and of the default table (`DEFAULT_VISIBILITY`; settings
-may override it). Visibility reads `created_by_origin` only, never `last_modified_by_origin`: who
+The origins and the default table live in `service.origins` (the bottom layer, so settings can
+take its default from there); this module is the only reader of the table. Visibility reads `created_by_origin` only, never `last_modified_by_origin`: who
 wrote a memory first decides whether it comes back; a maintenance job touching a user's decision
 does not hide it.
 """
@@ -10,36 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Literal
 
+from service.origins import Origin
+
 Read = Literal["recall", "search", "lineage"]
-
-
-class Origin(StrEnum):
-    """The door a write came through (DESIGN §5); fixed at creation as `created_by_origin`."""
-
-    USER = "user"
-    INGESTION = "ingestion"
-    MAINTENANCE = "maintenance"
-
-
-#: The default visibility policy (DESIGN §5): which `created_by_origin` values each read sees.
-#: Any origin not listed for a read is hidden from it; an origin listed nowhere is "unrecognized".
-DEFAULT_VISIBILITY: dict[str, dict[str, bool]] = {
-    Origin.USER.value: {"recall": True, "search": True, "lineage": True},
-    Origin.INGESTION.value: {"recall": True, "search": True, "lineage": True},
-    Origin.MAINTENANCE.value: {"recall": False, "search": True, "lineage": True},
-}
-
-
-def default_visibility() -> dict[str, dict[str, bool]]:
-    """Return a fresh copy of `DEFAULT_VISIBILITY` (the settings field's default).
-
-    Returns:
-        `{origin: {"recall": bool, "search": bool, "lineage": bool}}`, safe to mutate.
-    """
-    return {origin: dict(reads) for origin, reads in DEFAULT_VISIBILITY.items()}
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("service.container",),
     ("service.domain",),
     ("service.graph", "service.embeddings"),
-    ("service.errors", "service.settings", "service.namespaces"),
+    ("service.errors", "service.settings", "service.namespaces", "service.origins"),
 )
 #: Within the top layer, only these may import `service.api` (besides `service.api` itself).
 API_IMPORTERS = ("service.main", "service.cli")

@@ -26,12 +26,12 @@ from service.domain.ingestion.units import windows as unit_windows
 from service.domain.ingestion.writing import UnitWriter
 from service.domain.memories import MemoryService, Writer
 from service.domain.models import IngestUnit
-from service.domain.policy import Origin
 from service.domain.reasoning import ReasoningService
 from service.domain.text import clean_text
 from service.errors import RationaleError, TooLargeError, UnsupportedFormat
 from service.graph.query_names import QueryName
 from service.graph.repository import Graph
+from service.origins import Origin
 
 #: Called after parsing with `(0, units)` and after each unit with `(units done, units)`.
 Progress = Callable[[int, int], None]

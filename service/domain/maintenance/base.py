@@ -7,9 +7,10 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from service.domain.memories import MemoryService, Writer
-from service.domain.policy import Origin, VisibilityPolicy
+from service.domain.policy import VisibilityPolicy
 from service.domain.reasoning import ReasoningService
 from service.graph.repository import Graph
+from service.origins import Origin
 
 #: Longest excerpt of a memory quoted in a maintenance trace, in characters.
 EXCERPT_CHARS = 200

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import re
 import threading
 
 from service.domain.maintenance.base import JobReport, MaintenanceConfig, MaintenanceJob
@@ -16,10 +15,10 @@ from service.domain.reasoning import ReasoningService
 from service.errors import InvalidInputError, RationaleError
 from service.graph.query_names import QueryName
 from service.graph.repository import Graph
+from service.namespaces import is_namespace
 
 log = logging.getLogger(__name__)
 
-_NAMESPACE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 #: Every job, in the order a full round runs them.
 JOBS: tuple[type[MaintenanceJob], ...] = (
@@ -80,7 +79,7 @@ class MaintenanceService:
                 f"unknown maintenance job {job!r}; known jobs: {', '.join(self.jobs)}",
                 extra={"known_jobs": list(self.jobs)},
             )
-        if not _NAMESPACE.match(namespace):
+        if not is_namespace(namespace):
             raise InvalidInputError(f"namespace {namespace!r} must match [A-Za-z0-9_-]{{1,64}}")
         report = self.jobs[job].run(namespace)
         log.info(
