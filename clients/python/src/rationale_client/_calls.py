@@ -1,0 +1,183 @@
+"""The endpoint table: one function per operation of the service, building its `Call`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+from urllib.parse import quote
+
+from rationale_client import answers as a
+from rationale_client import bodies as b
+from rationale_client._core import Call
+
+
+def _memory(memory_id: str, tail: str = "") -> str:
+    return f"/v1/memories/{quote(memory_id, safe='')}{tail}"
+
+
+def _iso(value: datetime) -> str:
+    if value.tzinfo is None:
+        raise ValueError("times must be timezone-aware (e.g. datetime.now(UTC))")
+    return value.isoformat()
+
+
+def _set(**fields: Any) -> dict[str, Any]:
+    return {k: v for k, v in fields.items() if v is not None}
+
+
+def create_memory(body: b.MemoryCreate, key: str | None) -> Call[a.MemoryCreated]:
+    """`POST /v1/memories`."""
+    return Call("POST", "/v1/memories", a.MemoryCreated, body.to_json(), idempotency_key=key)
+
+
+def batch_memories(items: Sequence[b.MemoryCreate], key: str | None) -> Call[a.BatchResult]:
+    """`POST /v1/memories/batch`."""
+    body = b.BatchRequest(items=list(items))
+    return Call("POST", "/v1/memories/batch", a.BatchResult, body.to_json(), idempotency_key=key)
+
+
+def get_memory(memory_id: str, as_of: datetime | None, known_at: datetime | None) -> Call[a.Memory]:
+    """`GET /v1/memories/{memory_id}?as_of=&known_at=`."""
+    params = {k: _iso(v) for k, v in (("as_of", as_of), ("known_at", known_at)) if v is not None}
+    return Call("GET", _memory(memory_id), a.Memory, params=params or None)
+
+
+def update_memory(memory_id: str, body: b.MemoryUpdate, if_match: int) -> Call[a.Memory]:
+    """`PATCH /v1/memories/{memory_id}` with `If-Match: <version>`."""
+    headers = {"If-Match": str(if_match)}
+    return Call("PATCH", _memory(memory_id), a.Memory, body.to_json(), headers=headers)
+
+
+def invalidate_memory(
+    memory_id: str,
+    reason: str,
+    valid_to: datetime | None,
+    actor: str | None,
+    key: str | None,
+) -> Call[a.Memory]:
+    """`POST /v1/memories/{memory_id}/invalidate`."""
+    body = b.InvalidateRequest(**_set(reason=reason, valid_to=valid_to, actor=actor))
+    return Call(
+        "POST", _memory(memory_id, "/invalidate"), a.Memory, body.to_json(), idempotency_key=key
+    )
+
+
+def retract_memory(
+    memory_id: str, reason: str, actor: str | None, key: str | None
+) -> Call[a.Memory]:
+    """`POST /v1/memories/{memory_id}/retract`."""
+    body = b.ReasonRequest(**_set(reason=reason, actor=actor))
+    return Call(
+        "POST", _memory(memory_id, "/retract"), a.Memory, body.to_json(), idempotency_key=key
+    )
+
+
+def challenge_memory(
+    memory_id: str, reason: str, actor: str | None, key: str | None
+) -> Call[a.Challenge]:
+    """`POST /v1/memories/{memory_id}/challenge`."""
+    body = b.ReasonRequest(**_set(reason=reason, actor=actor))
+    return Call(
+        "POST", _memory(memory_id, "/challenge"), a.Challenge, body.to_json(), idempotency_key=key
+    )
+
+
+def history(memory_id: str) -> Call[a.Memories]:
+    """`GET /v1/memories/{memory_id}/history`."""
+    return Call("GET", _memory(memory_id, "/history"), a.Memories)
+
+
+def lineage(memory_id: str) -> Call[a.Lineage]:
+    """`GET /v1/memories/{memory_id}/lineage`."""
+    return Call("GET", _memory(memory_id, "/lineage"), a.Lineage)
+
+
+def dependents(memory_id: str) -> Call[a.Memories]:
+    """`GET /v1/memories/{memory_id}/dependents`."""
+    return Call("GET", _memory(memory_id, "/dependents"), a.Memories)
+
+
+def record_trace(body: b.TraceCreate, key: str | None) -> Call[a.Trace]:
+    """`POST /v1/reasoning`."""
+    return Call("POST", "/v1/reasoning", a.Trace, body.to_json(), idempotency_key=key)
+
+
+def get_trace(trace_id: str) -> Call[a.Trace]:
+    """`GET /v1/reasoning/{trace_id}`."""
+    return Call("GET", f"/v1/reasoning/{quote(trace_id, safe='')}", a.Trace)
+
+
+def recall(body: b.RecallRequest, key: str | None) -> Call[a.Retrieval]:
+    """`POST /v1/recall`."""
+    return Call("POST", "/v1/recall", a.Retrieval, body.to_json(), idempotency_key=key)
+
+
+def search(body: b.SearchRequest, key: str | None) -> Call[a.Retrieval]:
+    """`POST /v1/search`."""
+    return Call("POST", "/v1/search", a.Retrieval, body.to_json(), idempotency_key=key)
+
+
+def ingest(body: b.IngestRequest, key: str | None) -> Call[a.IngestReport]:
+    """`POST /v1/ingest`."""
+    return Call("POST", "/v1/ingest", a.IngestReport, body.to_json(), idempotency_key=key)
+
+
+def run_maintenance(job: str, key: str | None) -> Call[a.MaintenanceReport]:
+    """`POST /v1/maintenance/run`."""
+    body = b.MaintenanceRequest(job=job)
+    return Call(
+        "POST", "/v1/maintenance/run", a.MaintenanceReport, body.to_json(), idempotency_key=key
+    )
+
+
+def diagnostics() -> Call[a.Diagnostics]:
+    """`GET /v1/diagnostics`."""
+    return Call("GET", "/v1/diagnostics", a.Diagnostics)
+
+
+def health() -> Call[a.Health]:
+    """`GET /healthz`."""
+    return Call("GET", "/healthz", a.Health)
+
+
+def ready() -> Call[a.Readiness]:
+    """`GET /readyz`: a 503 (not ready) is an answer here, and never retried."""
+    return Call("GET", "/readyz", a.Readiness, accept=frozenset({503}), retry=False)
+
+
+def recall_body(
+    query: str,
+    limit: int,
+    kinds: Sequence[b.AnyKind] | None,
+    as_of: datetime | None,
+    known_at: datetime | None,
+) -> b.RecallRequest:
+    """Build a recall body from keyword arguments (None = the server's default)."""
+    kinds_list = list(kinds) if kinds is not None else None
+    return b.RecallRequest(
+        **_set(query=query, limit=limit, kinds=kinds_list, as_of=as_of, known_at=known_at)
+    )
+
+
+def search_body(
+    query: str,
+    limit: int,
+    kinds: Sequence[b.AnyKind] | None,
+    origins: Sequence[str] | None,
+    include_superseded: bool,
+    as_of: datetime | None,
+    known_at: datetime | None,
+) -> b.SearchRequest:
+    """Build a search body from keyword arguments (None = the server's default)."""
+    return b.SearchRequest(
+        **_set(
+            query=query,
+            limit=limit,
+            kinds=list(kinds) if kinds is not None else None,
+            origins=list(origins) if origins is not None else None,
+            include_superseded=include_superseded,
+            as_of=as_of,
+            known_at=known_at,
+        )
+    )

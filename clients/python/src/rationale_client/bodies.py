@@ -1,0 +1,140 @@
+"""Typed request bodies of the Rationale API (unknown fields are refused, as the server does)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+
+MemoryKind = Literal["fact", "decision", "procedure", "observation"]
+AnyKind = Literal["fact", "decision", "procedure", "observation", "reasoning"]
+StepKind = Literal["thought", "action", "observation", "decision", "conclusion"]
+StepStatus = Literal["asserted", "hypothesis", "rejected"]
+DecisionStatus = Literal["active", "challenged", "retracted"]
+IngestFormat = Literal["auto", "swe-agent", "react", "openhands", "adr", "text"]
+
+
+class Body(BaseModel):
+    """Base of request bodies: a misspelt field fails here, before anything is sent."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the JSON body: only the fields that were set, times as ISO 8601 strings."""
+        return self.model_dump(mode="json", exclude_unset=True)
+
+
+class MemoryCreate(Body):
+    """Body of `POST /v1/memories` (and one item of `POST /v1/memories/batch`).
+
+    A fact keyed by `subject` + `attribute` closes the valid time of the previous value.
+    Times must carry an offset (timezone-aware); the server stores them in UTC.
+    """
+
+    kind: MemoryKind
+    content: str = Field(min_length=1)
+    subject: str | None = Field(default=None, min_length=1, max_length=512)
+    attribute: str | None = Field(default=None, min_length=1, max_length=512)
+    confidence: float | None = Field(default=None, ge=0, le=1)
+    status: DecisionStatus | None = None
+    trigger: str | None = None
+    valid_from: AwareDatetime | None = None
+    valid_to: AwareDatetime | None = None
+    actor: str | None = None
+    metadata: dict[str, Any] | None = None
+
+
+class MemoryUpdate(Body):
+    """Body of `PATCH /v1/memories/{memory_id}`: only the fields set are changed."""
+
+    content: str | None = Field(default=None, min_length=1)
+    confidence: float | None = Field(default=None, ge=0, le=1)
+    status: DecisionStatus | None = None
+    trigger: str | None = None
+    metadata: dict[str, Any] | None = None
+    valid_from: AwareDatetime | None = None
+    valid_to: AwareDatetime | None = None
+    actor: str | None = None
+
+
+class InvalidateRequest(Body):
+    """Body of `POST .../invalidate`: it stopped being true at `valid_to` (default now)."""
+
+    valid_to: AwareDatetime | None = None
+    reason: str = Field(min_length=1)
+    actor: str | None = None
+
+
+class ReasonRequest(Body):
+    """Body of `POST .../retract` and `POST .../challenge`."""
+
+    reason: str = Field(min_length=1)
+    actor: str | None = None
+
+
+class StepIn(Body):
+    """One step of a trace: `rejects` are indexes of earlier steps, `cites` memory_ids."""
+
+    kind: StepKind
+    content: str = Field(min_length=1)
+    status: StepStatus | None = None
+    rejects: list[int] = Field(default_factory=list)
+    cites: list[str] = Field(default_factory=list)
+
+
+class ProducedIn(Body):
+    """A memory the trace creates (usually a decision)."""
+
+    kind: MemoryKind = "decision"
+    content: str = Field(min_length=1)
+    confidence: float | None = Field(default=None, ge=0, le=1)
+    subject: str | None = Field(default=None, min_length=1, max_length=512)
+    attribute: str | None = Field(default=None, min_length=1, max_length=512)
+
+
+class TraceCreate(Body):
+    """Body of `POST /v1/reasoning`: steps in order (index 0 first), what they produced."""
+
+    task: str = Field(min_length=1)
+    steps: list[StepIn]
+    produced: ProducedIn | None = None
+    produced_memory_id: str | None = None
+    actor: str | None = None
+    self_assessment: dict[str, Any] | None = None
+
+
+class RecallRequest(Body):
+    """Body of `POST /v1/recall`: `limit` is the max items returned, 1..100."""
+
+    query: str = Field(min_length=1)
+    limit: int = Field(default=10, ge=1, le=100)
+    kinds: list[AnyKind] | None = None
+    as_of: AwareDatetime | None = None
+    known_at: AwareDatetime | None = None
+
+
+class SearchRequest(RecallRequest):
+    """Body of `POST /v1/search`: also `origins` and `include_superseded`."""
+
+    origins: list[str] | None = None
+    include_superseded: bool = False
+
+
+class IngestRequest(Body):
+    """Body of `POST /v1/ingest`."""
+
+    format: IngestFormat = "auto"
+    content: str = Field(min_length=1)
+    source_name: str = Field(min_length=1, max_length=500)
+
+
+class MaintenanceRequest(Body):
+    """Body of `POST /v1/maintenance/run`."""
+
+    job: str = Field(min_length=1)
+
+
+class BatchRequest(Body):
+    """Body of `POST /v1/memories/batch`: memories to create in one transaction."""
+
+    items: list[MemoryCreate] = Field(min_length=1)
