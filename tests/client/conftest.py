@@ -18,13 +18,13 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
+from rationale_client import Client
 
 from bench.service_process import free_port
-from rationale_client import Client
-from tests.conftest import _drop_namespace
 
 REPO = Path(__file__).resolve().parents[2]
 READY_TIMEOUT_S = 300.0
@@ -87,6 +87,14 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait(timeout=10)
+
+
+def _drop_namespace(driver: Any, namespace: str) -> None:
+    with driver.session() as session:
+        session.run(
+            "MATCH (n {namespace: $ns}) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 1000 ROWS",
+            ns=namespace,
+        ).consume()
 
 
 @pytest.fixture(scope="session")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 
-from rationale_client import Client, MemoryCreate, Memory, ProducedIn, StepIn, Trace, TraceCreate
+from rationale_client import Client, Memory, MemoryCreate, ProducedIn, StepIn, Trace, TraceCreate
 
 
 def unique(text: str) -> str:

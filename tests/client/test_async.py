@@ -6,7 +6,6 @@ import asyncio
 from datetime import UTC, datetime, timedelta
 
 import pytest
-
 from rationale_client import (
     AsyncClient,
     ForbiddenError,
@@ -18,6 +17,7 @@ from rationale_client import (
     TraceCreate,
     VersionConflictError,
 )
+
 from tests.client.conftest import Service
 from tests.client.helpers import flaky_story_body, unique
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-
 from rationale_client import (
     Client,
     MemoryCreate,
@@ -14,6 +13,7 @@ from rationale_client import (
     RetrievalItem,
     VersionConflictError,
 )
+
 from tests.client.conftest import Service
 from tests.client.helpers import flaky_story, observation, unique
 

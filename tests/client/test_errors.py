@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
-from bench.service_process import free_port
 from rationale_client import (
     APIError,
     AuthError,
@@ -18,8 +16,8 @@ from rationale_client import (
     NotFoundError,
     RationaleError,
     ReasoningRejectedError,
-    RetryPolicy,
     Retrieval,
+    RetryPolicy,
     StepIn,
     TooLargeError,
     TraceCreate,
@@ -27,6 +25,8 @@ from rationale_client import (
     TransportError,
 )
 from rationale_client._core import Call
+
+from bench.service_process import free_port
 from tests.client.conftest import Service
 from tests.client.helpers import observation, unique
 
@@ -121,7 +121,9 @@ def test_too_large(client: Client) -> None:
 
 def test_unreachable_service_is_transport_error() -> None:
     url = f"http://127.0.0.1:{free_port()}"
-    with Client(url, api_key="k", retry=RetryPolicy(attempts=2, backoff_s=0.0)) as dead:
-        with pytest.raises(TransportError) as err:
-            dead.health()
+    with (
+        Client(url, api_key="k", retry=RetryPolicy(attempts=2, backoff_s=0.0)) as dead,
+        pytest.raises(TransportError) as err,
+    ):
+        dead.health()
     assert isinstance(err.value, RationaleError) and err.value.__cause__ is not None

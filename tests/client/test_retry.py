@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 
 import httpx
 import pytest
-
 import rationale_client.async_client
 import rationale_client.client
 from rationale_client import (
@@ -30,6 +29,7 @@ from rationale_client import (
     ServiceUnavailableError,
     parse_retry_after,
 )
+
 from tests.client.helpers import unique
 
 MEMORY = {
@@ -68,7 +68,7 @@ class Flaky:
 
 
 @pytest.fixture
-def sleeps(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[float]]:
+def sleeps(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     """Record the client's waits instead of sleeping (sync and async)."""
     waits: list[float] = []
 
@@ -77,13 +77,24 @@ def sleeps(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[float]]:
 
     monkeypatch.setattr(rationale_client.client, "_sleep", waits.append)
     monkeypatch.setattr(rationale_client.async_client, "_sleep", fake_async_sleep)
-    yield waits
+    return waits
 
 
-def mock_client(handler: Callable[[httpx.Request], httpx.Response], **kw: object) -> Client:
+def mock_client(
+    handler: Callable[[httpx.Request], httpx.Response],
+    *,
+    retry: RetryPolicy | None = None,
+    idempotency_keys: bool = True,
+    timeout: float = 5.0,
+) -> Client:
     return Client(
-        "http://rationale.test", api_key="k", transport=httpx.MockTransport(handler), **kw
-    )  # type: ignore[arg-type]
+        "http://rationale.test",
+        api_key="k",
+        transport=httpx.MockTransport(handler),
+        retry=retry,
+        idempotency_keys=idempotency_keys,
+        timeout=timeout,
+    )
 
 
 def test_503_is_retried_honouring_retry_after_with_one_key(sleeps: list[float]) -> None:
@@ -116,9 +127,11 @@ def test_retry_after_is_capped_and_attempts_settable(sleeps: list[float]) -> Non
         client.memories.update("m1", MemoryUpdate(content="new"), if_match=1)
     assert sleeps == [7.5] and flaky.requests[0].headers["If-Match"] == "1"
     never = Flaky(failures=1)
-    with mock_client(never, retry=RetryPolicy(attempts=1)) as client:
-        with pytest.raises(GraphUnavailableError):
-            client.memories.create(MemoryCreate(kind="fact", content="c"))
+    with (
+        mock_client(never, retry=RetryPolicy(attempts=1)) as client,
+        pytest.raises(GraphUnavailableError),
+    ):
+        client.memories.create(MemoryCreate(kind="fact", content="c"))
     assert len(never.requests) == 1
 
 
