@@ -10,7 +10,9 @@ from service.domain.idempotency import IdempotencyService
 from service.domain.ingestion import IngestionService
 from service.domain.maintenance import MaintenanceConfig, MaintenanceService
 from service.domain.memories import MemoryService
+from service.domain.outcomes import OutcomeService
 from service.domain.policy import VisibilityPolicy
+from service.domain.precedents import PrecedentService
 from service.domain.quality import QualityThresholds
 from service.domain.reasoning import ReasoningService
 from service.domain.retrieval import RetrievalConfig, RetrievalService
@@ -39,6 +41,8 @@ class Services:
     retrieval: RetrievalService
     diagnostics: DiagnosticsService
     maintenance: MaintenanceService
+    outcomes: OutcomeService
+    precedents: PrecedentService
     ready: dict[str, bool] = field(default_factory=dict)
 
     def close(self) -> None:
@@ -110,6 +114,10 @@ def build_services(settings: Settings, embedder: Embedder | None = None) -> Serv
             reasoning,
             policy,
             MaintenanceConfig(duplicate_similarity=settings.duplicate_similarity),
+        ),
+        outcomes=OutcomeService(graph, memories),
+        precedents=PrecedentService(
+            graph, embedder, policy, RetrievalConfig.from_settings(settings)
         ),
         ready={"model": True},
     )

@@ -110,3 +110,9 @@ class CypherFileError(RationaleError):
     """A file in `cypher/` breaks the named-query rules (header, params, one statement)."""
 
     code = "cypher.invalid_file"
+
+
+class NotADecision(InvalidInputError):
+    """An outcome was recorded on (or asked of) a memory that is not a decision."""
+
+    code = "outcome.not_a_decision"

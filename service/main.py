@@ -17,6 +17,8 @@ from service.api.routes import (
     lineage,
     maintenance,
     memories,
+    outcomes,
+    precedents,
     reasoning,
     retrieval,
 )
@@ -73,6 +75,8 @@ def create_app(settings: Settings | None = None, embedder: Embedder | None = Non
     app.include_router(memories.router)
     app.include_router(reasoning.router)
     app.include_router(lineage.router)
+    app.include_router(outcomes.router)
+    app.include_router(precedents.router)
     app.include_router(maintenance.router)
     app.include_router(ingest.router)
     app.include_router(retrieval.router)

@@ -103,18 +103,29 @@ def test_unknown_job_is_a_422_naming_the_known_ones(tenant: Tenant) -> None:
     assert r.status_code == 422, r.text
     body = r.json()
     assert body["code"] == "input.invalid"
-    for name in ("evidence-drift", "duplicate-candidates", "contradiction-candidates"):
+    for name in (
+        "evidence-drift",
+        "duplicate-candidates",
+        "contradiction-candidates",
+        "outcome-confidence",
+    ):
         assert name in body["detail"]
     assert body["known_jobs"] == [
         "evidence-drift",
         "duplicate-candidates",
         "contradiction-candidates",
+        "outcome-confidence",
     ]
     assert tenant.post("/v1/maintenance/run", json={}).status_code == 422
 
 
 def test_jobs_on_an_empty_namespace_do_nothing(tenant: Tenant) -> None:
-    for job in ("evidence-drift", "duplicate-candidates", "contradiction-candidates"):
+    for job in (
+        "evidence-drift",
+        "duplicate-candidates",
+        "contradiction-candidates",
+        "outcome-confidence",
+    ):
         assert run_job(tenant, job) == {
             "job": job,
             "examined": 0,

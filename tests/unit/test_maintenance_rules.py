@@ -20,7 +20,12 @@ from service.errors import GraphUnavailableError
 
 
 def test_job_names() -> None:
-    assert JOB_NAMES == ("evidence-drift", "duplicate-candidates", "contradiction-candidates")
+    assert JOB_NAMES == (
+        "evidence-drift",
+        "duplicate-candidates",
+        "contradiction-candidates",
+        "outcome-confidence",
+    )
 
 
 def test_loose_text_ignores_case_punctuation_and_spacing() -> None:

@@ -3,26 +3,36 @@
 from __future__ import annotations
 
 from dataclasses import asdict
+from typing import Annotated
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 
 from service.api.deps import ReadPrincipal, ServicesDep, WritePrincipal, user_writer
 from service.api.idempotent import respond
-from service.schemas import ChallengePublic, LineagePublic, MemoriesPublic, ReasonRequest
+from service.schemas import MemoriesPublic, ReasonRequest, UtcDatetime
+from service.schemas.outcomes import ChallengeWithOutcomes, LineageWithOutcomes
 
 router = APIRouter(prefix="/v1/memories", tags=["lineage"])
 
 
-@router.get("/{memory_id}/lineage", response_model=LineagePublic)
+@router.get("/{memory_id}/lineage", response_model=LineageWithOutcomes)
 def read_lineage(
-    memory_id: str, services: ServicesDep, principal: ReadPrincipal
+    memory_id: str,
+    services: ServicesDep,
+    principal: ReadPrincipal,
+    as_of: Annotated[
+        UtcDatetime | None, Query(description="Only outcomes observed by then (valid time).")
+    ] = None,
+    known_at: Annotated[
+        UtcDatetime | None, Query(description="Only what was recorded by then (system time).")
+    ] = None,
 ) -> dict[str, object]:
-    """Return the memory's versions and every trace that produced any of them (origin shown)."""
-    return asdict(services.reasoning.lineage(principal.namespace, memory_id))
+    """Return the versions, every trace that produced any (origin shown), a decision's outcomes."""
+    return asdict(services.reasoning.lineage(principal.namespace, memory_id, as_of, known_at))
 
 
-@router.post("/{memory_id}/challenge", response_model=ChallengePublic)
+@router.post("/{memory_id}/challenge", response_model=ChallengeWithOutcomes)
 def challenge_memory(
     memory_id: str,
     body: ReasonRequest,
@@ -30,7 +40,7 @@ def challenge_memory(
     services: ServicesDep,
     principal: WritePrincipal,
 ) -> JSONResponse:
-    """Return lineage plus the steps to revisit; a decision becomes `challenged`."""
+    """Return lineage plus the steps to revisit and the outcomes since; a decision becomes `challenged`."""
 
     def call() -> tuple[int, object]:
         return 200, asdict(

@@ -9,6 +9,7 @@ from service.domain.maintenance.base import JobReport, MaintenanceConfig, Mainte
 from service.domain.maintenance.contradictions import ContradictionCandidates
 from service.domain.maintenance.drift import EvidenceDrift
 from service.domain.maintenance.duplicates import DuplicateCandidates
+from service.domain.maintenance.outcome_confidence import OutcomeConfidence
 from service.domain.memories import MemoryService
 from service.domain.policy import VisibilityPolicy
 from service.domain.reasoning import ReasoningService
@@ -25,6 +26,7 @@ JOBS: tuple[type[MaintenanceJob], ...] = (
     EvidenceDrift,
     DuplicateCandidates,
     ContradictionCandidates,
+    OutcomeConfidence,
 )
 
 #: The names `POST /v1/maintenance/run` and `rationale maintenance run` accept.

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any
 
 from service.domain.memories import Memory, memory_public
 from service.domain.memories.public import provenance
 from service.domain.models import Provenance
+from service.domain.outcomes import Outcome, OutcomeRecord
 from service.graph.records import StepRecord, TraceRecord
 
 
@@ -43,11 +44,19 @@ class Trace:
 
 @dataclass(frozen=True)
 class Lineage:
-    """A memory's current (else last) version, all its versions and the traces that produced them."""
+    """A memory's current (else last) version, all its versions and the traces that produced them.
+
+    Attributes:
+        outcomes: a decision's outcomes (`HAD_OUTCOME` from any version), oldest observation
+            first; empty for other kinds.
+        outcome_record: their counts and the last one.
+    """
 
     memory: Memory
     versions: tuple[Memory, ...]
     traces: tuple[Trace, ...]
+    outcomes: tuple[Outcome, ...] = ()
+    outcome_record: OutcomeRecord = field(default_factory=OutcomeRecord)
 
 
 @dataclass(frozen=True)
@@ -64,9 +73,16 @@ class Revisit:
 
 @dataclass(frozen=True)
 class Challenge(Lineage):
-    """Lineage plus the steps to revisit (`POST .../challenge`)."""
+    """Lineage plus the steps to revisit (`POST .../challenge`).
 
-    revisit: tuple[Revisit, ...]
+    Attributes:
+        revisit: steps whose cited evidence changed after their trace was recorded.
+        outcomes_since: the outcomes recorded (system time) after the latest trace not written
+            by maintenance that produced the memory (all outcomes when there is none).
+    """
+
+    revisit: tuple[Revisit, ...] = ()
+    outcomes_since: tuple[Outcome, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from service.domain.memories import MemoryService, Writer, utcnow
 from service.domain.memories.public import memory_public
 from service.domain.models import Kind
+from service.domain.outcomes import list_outcomes_in, outcome_record
 from service.domain.policy import VisibilityPolicy
 from service.domain.reasoning.public import (
     Challenge,
@@ -18,6 +21,7 @@ from service.errors import MemoryNotFound, TraceNotFound
 from service.graph.query_names import QueryName
 from service.graph.records import DependentRecord, MemoryRecord
 from service.graph.repository import Graph, Tx
+from service.origins import Origin
 
 
 class TraceReader:
@@ -48,17 +52,41 @@ class TraceReader:
             raise TraceNotFound(f"reasoning trace {trace_id} not found")
         return trace_public(record)
 
-    def lineage(self, namespace: str, memory_id: str) -> Lineage:
-        """Return `{memory, versions, traces}`: every trace that produced any version.
+    def lineage(
+        self,
+        namespace: str,
+        memory_id: str,
+        as_of: datetime | None = None,
+        known_at: datetime | None = None,
+    ) -> Lineage:
+        """Return `{memory, versions, traces, outcomes}`: every trace that produced any version.
 
         Traces are included whatever their origin among the lineage-visible ones (maintenance
-        included, labelled by `created_by.origin`).
+        included, labelled by `created_by.origin`). A decision's outcomes come beside them.
+
+        Args:
+            namespace: the tenant.
+            memory_id: the memory.
+            as_of: only outcomes observed (valid time) by then; None for all.
+            known_at: what was recorded by then (system time): versions, traces and outcomes
+                recorded later are left out; None for now.
 
         Raises:
-            MemoryNotFound: no such memory in the namespace.
+            MemoryNotFound: no such memory in the namespace (or none recorded by `known_at`).
         """
         versions = self.memories.history(namespace, memory_id)
-        current = next((v for v in reversed(versions) if v.system_to is None), versions[-1])
+        if known_at is not None:
+            versions = [v for v in versions if v.system_from <= known_at]
+            if not versions:
+                raise MemoryNotFound(f"memory {memory_id} was not recorded yet at {known_at}")
+        current = next(
+            (
+                v
+                for v in reversed(versions)
+                if v.system_to is None or (known_at is not None and v.system_to > known_at)
+            ),
+            versions[-1],
+        )
         now = utcnow()
 
         def work(tx: Tx) -> list[Trace]:
@@ -72,6 +100,8 @@ class TraceReader:
             )
             out = []
             for r in ids:
+                if known_at is not None and r["system_from"] > known_at:
+                    continue
                 record = tx.trace(
                     QueryName.REASONING_GET_TRACE,
                     {"namespace": namespace, "trace_id": r["trace_id"], "now": now},
@@ -80,8 +110,18 @@ class TraceReader:
                     out.append(trace_public(record))
             return out
 
+        traces = tuple(self.graph.read(work))
+        outcomes = (
+            tuple(list_outcomes_in(self.graph, namespace, [memory_id], as_of, known_at))
+            if current.kind == Kind.DECISION
+            else ()
+        )
         return Lineage(
-            memory=current, versions=tuple(versions), traces=tuple(self.graph.read(work))
+            memory=current,
+            versions=tuple(versions),
+            traces=traces,
+            outcomes=outcomes,
+            outcome_record=outcome_record(outcomes),
         )
 
     def challenge(self, writer: Writer, memory_id: str, reason: str) -> Challenge:
@@ -130,8 +170,20 @@ class TraceReader:
 
             memory = memory_public(self.memories.write_version(work))
             versions = (*versions, memory)
+        reasoned = [
+            t.system_from for t in lineage.traces if t.created_by.origin != Origin.MAINTENANCE
+        ]
+        since = max(reasoned) if reasoned else None
         return Challenge(
-            memory=memory, versions=versions, traces=lineage.traces, revisit=tuple(revisit)
+            memory=memory,
+            versions=versions,
+            traces=lineage.traces,
+            outcomes=lineage.outcomes,
+            outcome_record=lineage.outcome_record,
+            revisit=tuple(revisit),
+            outcomes_since=tuple(
+                o for o in lineage.outcomes if since is None or o.recorded_at > since
+            ),
         )
 
     def dependents(self, namespace: str, memory_id: str) -> list[Dependent]:

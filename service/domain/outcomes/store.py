@@ -1,0 +1,255 @@
+"""Recording and listing outcomes: what happened when a decision was acted on (DESIGN §12).
+
+An outcome is a `:Memory:Observation` created through the memory store (origin from the door,
+`valid_from` = `observed_at`), linked `(Decision)-[:HAD_OUTCOME {result, at, origin, actor}]->
+(Observation)` from the decision version current at write time. A `failure` or `mixed` outcome on
+an `active` decision also writes the decision's next version with status `challenged`
+(`created_by` kept, `last_modified_by` the outcome's writer), in the same transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from service.domain.memories import Memory, MemoryService, Writer, memory_public, utcnow
+from service.domain.models import Kind
+from service.domain.outcomes.models import CHALLENGING, NewOutcome, Outcome, OutcomeResult
+from service.errors import (
+    ConflictError,
+    InvalidInputError,
+    MissingReference,
+    NotADecision,
+    VersionConflict,
+)
+from service.graph.query_names import QueryName
+from service.graph.records import CitedMemory, MemoryRecord
+from service.graph.repository import Graph, Runner, Tx
+
+#: Most memories one outcome may cite.
+MAX_OUTCOME_CITES = 50
+
+
+@dataclass(frozen=True)
+class RecordedOutcome:
+    """The answer of `OutcomeService.record`.
+
+    Attributes:
+        outcome: the outcome as stored.
+        decision: the decision's current version after the write (the `challenged` one when
+            this outcome challenged it).
+        challenged: True when this write made the decision `challenged`.
+        created: False when the same outcome (same observation content and result) was already
+            recorded on this decision: nothing was written.
+    """
+
+    outcome: Outcome
+    decision: Memory
+    challenged: bool
+    created: bool
+
+
+def list_outcomes_in(
+    runner: Runner,
+    namespace: str,
+    memory_ids: Sequence[str],
+    as_of: datetime | None = None,
+    known_at: datetime | None = None,
+) -> list[Outcome]:
+    """Return the outcomes of decisions, oldest observation first (per decision).
+
+    Args:
+        runner: a `Graph` or an open `Tx`.
+        namespace: the tenant.
+        memory_ids: the decisions (any version's `HAD_OUTCOME` counts).
+        as_of: only outcomes observed (valid time) by then, timezone-aware UTC, or None.
+        known_at: only outcomes recorded (system time) by then, each observation's version
+            believed then; None for now.
+
+    Returns:
+        The outcomes.
+    """
+    if not memory_ids:
+        return []
+    return runner.mapped(
+        QueryName.OUTCOME_LIST_OUTCOMES,
+        {
+            "namespace": namespace,
+            "memory_ids": list(memory_ids),
+            "as_of": as_of,
+            "known_at": known_at,
+        },
+        Outcome.from_row,
+    )
+
+
+class OutcomeService:
+    """Use cases on outcomes: record one on a decision, list a decision's outcomes.
+
+    Args:
+        graph: the query runner.
+        memories: the memory store (the observation, the decision's `challenged` version).
+    """
+
+    def __init__(self, graph: Graph, memories: MemoryService) -> None:
+        self.graph = graph
+        self.memories = memories
+
+    def _decision_in(self, tx: Runner, namespace: str, memory_id: str) -> MemoryRecord:
+        record = tx.memory(
+            QueryName.MEMORY_GET_MEMORY,
+            {"namespace": namespace, "memory_id": memory_id, "as_of": None, "known_at": None},
+        )
+        if record is None:
+            raise self.memories.not_found(namespace, memory_id)
+        if record.kind != Kind.DECISION:
+            raise NotADecision(
+                f"memory {memory_id} is a {record.kind}, not a decision: outcomes are recorded "
+                "on decisions"
+            )
+        return record
+
+    def record(self, writer: Writer, decision_id: str, body: NewOutcome) -> RecordedOutcome:
+        """Record what happened when a decision was acted on, in one transaction.
+
+        Args:
+            writer: namespace, door (origin) and actor of the outcome.
+            decision_id: the decision's `memory_id`.
+            body: result, content, `observed_at` (timezone-aware UTC, default now) and cites.
+
+        Returns:
+            The outcome, the decision's current version, whether it was challenged, and
+            `created` (False for a repeat of the same outcome: nothing written).
+
+        Raises:
+            MemoryNotFound: no current memory `decision_id` in the namespace (404).
+            NotADecision: the memory is not a decision (422, `outcome.not_a_decision`).
+            MissingReference: a cited memory does not exist (422).
+            InvalidInputError, TooLargeError: bad result, text or too many cites.
+        """
+        if body.result not in {r.value for r in OutcomeResult}:
+            raise InvalidInputError(
+                f"result: {body.result!r} is not one of success, failure, mixed"
+            )
+        cites = tuple(dict.fromkeys(body.cites))
+        if len(cites) > MAX_OUTCOME_CITES:
+            raise InvalidInputError(f"cites: at most {MAX_OUTCOME_CITES} memories")
+        now = utcnow()
+        # Validate the decision before embedding (a 404/422 costs no model call).
+        self._decision_in(self.graph, writer.namespace, decision_id)
+        props = self.memories.new_props(
+            writer, Kind.OBSERVATION, body.content, now=now, valid_from=body.observed_at or now
+        )
+
+        def work(tx: Tx) -> RecordedOutcome:
+            decision = self._decision_in(tx, writer.namespace, decision_id)
+            cited = self._cited(tx, writer.namespace, cites, decision_id)
+            observation, _ = self.memories.create_in(tx, props, now, writer)
+            existing = [
+                o
+                for o in list_outcomes_in(tx, writer.namespace, [decision_id])
+                if o.outcome_id == observation.memory_id
+            ]
+            if existing:
+                if existing[0].result != body.result:
+                    raise InvalidInputError(
+                        f"this observation is already a {existing[0].result} outcome of decision "
+                        f"{decision_id}; record a new observation for a different result"
+                    )
+                return RecordedOutcome(existing[0], memory_public(decision), False, False)
+            tx.one(
+                QueryName.OUTCOME_LINK_OUTCOME,
+                {
+                    "namespace": writer.namespace,
+                    "decision_uid": decision.uid,
+                    "observation_uid": observation.uid,
+                    "result": body.result,
+                    "now": now,
+                    "origin": writer.origin,
+                    "actor": writer.actor,
+                },
+            )
+            if cited:
+                tx.one(
+                    QueryName.OUTCOME_LINK_OUTCOME_CITATIONS,
+                    {
+                        "namespace": writer.namespace,
+                        "observation_uid": observation.uid,
+                        "cite_uids": [c.uid for c in cited],
+                    },
+                )
+            current = decision
+            challenged = body.result in CHALLENGING and (decision.status or "active") == "active"
+            if challenged:
+                current = self.memories.version_in(
+                    tx,
+                    decision,
+                    {"status": "challenged"},
+                    writer,
+                    now,
+                    reason=f"challenged by a {body.result} outcome ({observation.memory_id})",
+                )
+            outcome = next(
+                o
+                for o in list_outcomes_in(tx, writer.namespace, [decision_id])
+                if o.outcome_id == observation.memory_id
+            )
+            return RecordedOutcome(outcome, memory_public(current), challenged, True)
+
+        return self._write(work)
+
+    def _write(self, work: Callable[[Tx], RecordedOutcome]) -> RecordedOutcome:
+        """Run the unit of work; a lost race on the decision's next version is a 409."""
+        try:
+            return self.graph.write(work)
+        except VersionConflict:
+            raise
+        except ConflictError as exc:
+            raise VersionConflict(
+                "the decision was changed concurrently; read it again and retry"
+            ) from exc
+
+    def _cited(
+        self, tx: Tx, namespace: str, cites: Sequence[str], decision_id: str
+    ) -> list[CitedMemory]:
+        if not cites:
+            return []
+        if decision_id in cites:
+            raise InvalidInputError("cites: an outcome cannot cite its own decision")
+        rows = tx.mapped(
+            QueryName.REASONING_GET_CITED_MEMORIES,
+            {"namespace": namespace, "memory_ids": list(cites)},
+            CitedMemory.from_row,
+        )
+        found = {r.memory_id: r for r in rows}
+        missing = [c for c in cites if c not in found]
+        if missing:
+            raise MissingReference(
+                f"cited memories do not exist: {', '.join(missing)}", extra={"missing": missing}
+            )
+        return [found[c] for c in cites]
+
+    def list(
+        self,
+        namespace: str,
+        decision_id: str,
+        as_of: datetime | None = None,
+        known_at: datetime | None = None,
+    ) -> list[Outcome]:
+        """Return a decision's outcomes in time order (observed time, then recorded time).
+
+        Args:
+            namespace: the tenant.
+            decision_id: the decision's `memory_id`.
+            as_of: only outcomes observed by then (timezone-aware UTC), or None for all.
+            known_at: only outcomes recorded by then, or None for now.
+
+        Raises:
+            MemoryNotFound: no such memory in the namespace (404).
+            NotADecision: the memory is not a decision (422).
+        """
+        versions = self.memories.history(namespace, decision_id)
+        if versions[-1].kind != Kind.DECISION:
+            raise NotADecision(f"memory {decision_id} is a {versions[-1].kind}, not a decision")
+        return list_outcomes_in(self.graph, namespace, [decision_id], as_of, known_at)
