@@ -12,6 +12,7 @@ from service.api.errors import install_error_handlers
 from service.api.limits import BodyLimitMiddleware
 from service.api.routes import (
     diagnostics,
+    guide,
     health,
     ingest,
     lineage,
@@ -81,4 +82,5 @@ def create_app(settings: Settings | None = None, embedder: Embedder | None = Non
     app.include_router(ingest.router)
     app.include_router(retrieval.router)
     app.include_router(diagnostics.router)
+    app.include_router(guide.router)
     return app

@@ -1,0 +1,93 @@
+"""`/browser/*`: the Neo4j Browser guide (`:play <url>`) and style (`:style <url>`), public, offline."""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import PlainTextResponse, Response
+
+from service.api.deps import ServicesDep
+from service.errors import InvalidInputError
+
+router = APIRouter(prefix="/browser", tags=["browser"])
+
+#: Neo4j Browser (served by Neo4j on another origin) fetches these with custom headers.
+CORS = {
+    "Access-Control-Allow-Origin": "*",
+    "Access-Control-Allow-Methods": "GET, OPTIONS",
+    "Access-Control-Allow-Headers": "*",
+}
+_NAMESPACE = re.compile(r"^[A-Za-z0-9_.-]{1,100}$")
+_QUERY = re.compile(r"\{\{query:([a-z_]+)\}\}")
+
+
+def statement(path: Path) -> str:
+    """Return a Cypher file's statement without its leading `//` header lines."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    while lines and lines[0].lstrip().startswith("//"):
+        lines.pop(0)
+    return "\n".join(lines).strip()
+
+
+def params_command(namespace: str) -> str:
+    """Return the one `:params` command that sets every parameter of `cypher/browser/`."""
+    return (
+        f":params {{namespace: '{namespace}', decision: '', evidence_id: '', limit: 10, "
+        "since: '', until: '', "
+        "recognized: ['user', 'ingestion', 'maintenance']}"
+    )
+
+
+def render_guide(folder: Path, base: str, namespace: str) -> str:
+    """Fill `guide.html` with the service's URL, the namespace and the queries' text.
+
+    Args:
+        folder: `cypher/browser/`.
+        base: the service's URL as the Browser reaches it, no trailing slash.
+        namespace: the namespace the `:params` block sets.
+
+    Returns:
+        The guide's HTML (slides); every `{{query:name}}` becomes `name.cypher`'s statement.
+
+    Raises:
+        FileNotFoundError: the template or a named query is missing.
+    """
+    text = (folder / "guide.html").read_text(encoding="utf-8")
+    text = _QUERY.sub(lambda m: html.escape(statement(folder / f"{m.group(1)}.cypher")), text)
+    text = text.replace("{{params}}", html.escape(params_command(namespace)))
+    return text.replace("{{base}}", html.escape(base)).replace(
+        "{{namespace}}", html.escape(namespace)
+    )
+
+
+@router.get("/guide", response_class=Response, responses={422: {"description": "Bad namespace."}})
+def guide(
+    request: Request,
+    services: ServicesDep,
+    namespace: Annotated[
+        str, Query(description="Namespace the guide's `:params` sets.")
+    ] = "default",
+) -> Response:
+    """Return the Browser guide (`:play http://localhost:8000/browser/guide`); 422 on a bad namespace."""
+    if not _NAMESPACE.match(namespace):
+        raise InvalidInputError("namespace: 1 to 100 letters, digits, '_', '.' or '-'")
+    base = str(request.base_url).rstrip("/")
+    body = render_guide(services.settings.cypher_dir / "browser", base, namespace)
+    return Response(body, media_type="text/html; charset=utf-8", headers=CORS)
+
+
+@router.get("/rationale.grass", response_class=PlainTextResponse)
+def grass(services: ServicesDep) -> PlainTextResponse:
+    """Return the Browser style (`:style http://localhost:8000/browser/rationale.grass`)."""
+    path = services.settings.cypher_dir / "browser" / "rationale.grass"
+    return PlainTextResponse(path.read_text(encoding="utf-8"), headers=CORS)
+
+
+@router.options("/{name}", include_in_schema=False)
+def preflight(name: str) -> Response:
+    """Answer the Browser's CORS preflight for the guide and the style."""
+    return Response(status_code=204, headers=CORS)
