@@ -17,6 +17,6 @@ CALL (d) {
   RETURN collect('step ' + step.index + ' cited ' + e.kind + ' v' + e.version + ' "' + e.content + '" -> '
     + CASE WHEN now IS NULL THEN 'retracted' ELSE 'now v' + now.version + ' "' + now.content + '"' END) AS changed_evidence
 }
-RETURN d.content AS decision, d.version AS version, d.confidence AS confidence,
-       challenged_at, challenged_by, reason, changed_evidence, d.memory_id AS memory_id
+RETURN d.content AS decision, reason, changed_evidence, d.version AS version, d.confidence AS confidence,
+       challenged_at, challenged_by, d.memory_id AS memory_id
 ORDER BY challenged_at DESC

@@ -27,8 +27,8 @@ CALL (d) {
   OPTIONAL MATCH (:Decision {namespace: d.namespace, memory_id: d.memory_id})-[o:HAD_OUTCOME]->(obs:Observation)
   RETURN collect(o.result + ': ' + obs.content) AS outcomes
 }
-RETURN 'v' + d.version + ' ' + d.status + ' ' + d.confidence + ': ' + d.content AS decision_now,
+RETURN s.index AS step, s.kind AS kind, s.status AS status, rejected_by, s.content AS content, cites,
        t.created_by_origin + ' (produced v' + v.version + '): ' + t.task_text AS trace,
-       t.system_from AS recorded, s.index AS step, s.kind AS kind, s.status AS status,
-       rejected_by, s.content AS content, cites, outcomes
+       t.system_from AS recorded, outcomes,
+       'v' + d.version + ' ' + d.status + ' ' + d.confidence + ': ' + d.content AS decision_now
 ORDER BY recorded, step
