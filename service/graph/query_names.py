@@ -90,9 +90,18 @@ class DevQueryName(StrEnum):
     """A dev-only query (benchmarks, Browser examples): loaded only by a dev registry."""
 
     BENCH_CREATE_MEMORIES = "bench/create_memories"
-    BROWSER_GET_DECISION_WITH_REASONING = "browser/get_decision_with_reasoning"
-    BROWSER_GET_TRACE_PATH = "browser/get_trace_path"
-    BROWSER_LIST_EVIDENCE_DEPENDENTS = "browser/list_evidence_dependents"
+    BROWSER_CHALLENGED_DECISIONS = "browser/challenged_decisions"
+    BROWSER_CHALLENGED_DECISIONS_TABLE = "browser/challenged_decisions_table"
+    BROWSER_DECISION_STORY = "browser/decision_story"
+    BROWSER_DECISION_STORY_TABLE = "browser/decision_story_table"
+    BROWSER_EVIDENCE_DEPENDENTS = "browser/evidence_dependents"
+    BROWSER_EVIDENCE_DEPENDENTS_TABLE = "browser/evidence_dependents_table"
+    BROWSER_HIDDEN_BY_ORIGIN = "browser/hidden_by_origin"
+    BROWSER_LATEST_DECISIONS = "browser/latest_decisions"
+    BROWSER_LATEST_DECISIONS_TABLE = "browser/latest_decisions_table"
+    BROWSER_MAINTENANCE_CHANGES = "browser/maintenance_changes"
+    BROWSER_MAINTENANCE_CHANGES_TABLE = "browser/maintenance_changes_table"
+    BROWSER_NAMESPACES = "browser/namespaces"
 
 
 #: Any query name a registry may hold (production or dev).
