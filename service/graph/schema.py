@@ -7,10 +7,12 @@ import re
 import time
 from dataclasses import dataclass, field
 
+from neo4j import Query
+
 from service.errors import GraphUnavailableError, SchemaError
 from service.graph.cypher import NamedQuery, strip_code
 from service.graph.query_names import QueryName
-from service.graph.repository import Graph
+from service.graph.repository import Graph, translate_errors
 
 log = logging.getLogger(__name__)
 
@@ -177,6 +179,19 @@ def outdated_indexes(graph: Graph) -> dict[str, list[str]]:
     return outdated
 
 
+def run_schema_statement(graph: Graph, query: NamedQuery) -> None:
+    """Run one schema statement (a constraint or index file) of the graph's registry.
+
+    Schema files are run by the registry entry itself, not by `QueryName`, so a registry built
+    from another folder (tests, an upgrade check) applies the same way.
+
+    Raises:
+        GraphUnavailableError: the server is unreachable.
+    """
+    with translate_errors(), graph.driver.session(database=graph.database) as session:
+        session.run(Query(query.text)).consume()
+
+
 def apply_schema(graph: Graph, online_timeout_s: float = DEFAULT_ONLINE_TIMEOUT_S) -> list[str]:
     """Bring the database's schema to `cypher/schema/`: an upgrade in place, idempotent.
 
@@ -203,7 +218,7 @@ def apply_schema(graph: Graph, online_timeout_s: float = DEFAULT_ONLINE_TIMEOUT_
         graph.run(QueryName.SCHEMA_STATE_DROP_INDEX, {"name": name})
     applied = []
     for query in graph.registry.schema():
-        graph.run(QueryName(query.name), {})
+        run_schema_statement(graph, query)
         applied.append(query.name)
     existing = index_definitions(graph)
     for query in graph.registry.schema():
