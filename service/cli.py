@@ -9,13 +9,16 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from service.errors import TooLargeError, UnsupportedFormat
 from service.namespaces import NAMESPACE_RULE, is_namespace
 from service.settings import get_settings
+
+if TYPE_CHECKING:
+    from service.container import Services
 
 app = typer.Typer(
     help="Rationale: agent memory on Neo4j that keeps why next to what.", no_args_is_help=True
@@ -72,7 +75,10 @@ app.add_typer(maintenance_app, name="maintenance")
 def maintenance_run(
     job: Annotated[
         str,
-        typer.Argument(help="evidence-drift, duplicate-candidates or contradiction-candidates."),
+        typer.Argument(
+            help="evidence-drift, duplicate-candidates, contradiction-candidates or "
+            "outcome-confidence."
+        ),
     ],
     namespace: Annotated[
         str, typer.Option("--namespace", "-n", help="Namespace to run on.")
@@ -305,6 +311,98 @@ def ingest(
     console.print(table)
     if any(r.error or r.failed for r in rows):
         raise typer.Exit(1)
+
+
+def _json_out(value: Any) -> None:
+    import json
+    from dataclasses import asdict
+
+    from rich.console import Console
+
+    Console().print_json(json.dumps(asdict(value), default=str))
+
+
+def _services_or_exit() -> Services:
+    from service.container import build_services
+    from service.errors import RationaleError
+
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        return build_services(get_settings())
+    except RationaleError as exc:
+        typer.echo(f"cannot start: {exc.message} ({exc.code})", err=True)
+        raise typer.Exit(1) from exc
+
+
+@app.command()
+def outcome(
+    decision_id: Annotated[str, typer.Argument(help="The decision's memory_id.")],
+    result: Annotated[str, typer.Argument(help="success, failure or mixed.")],
+    content: Annotated[str, typer.Argument(help="What was observed.")],
+    observed_at: Annotated[
+        str | None, typer.Option(help="When it was observed (ISO 8601 with offset).")
+    ] = None,
+    cite: Annotated[
+        list[str] | None, typer.Option(help="memory_id of evidence (repeatable).")
+    ] = None,
+    namespace: Annotated[str, typer.Option("--namespace", "-n", help="Namespace.")] = "default",
+    actor: Annotated[str, typer.Option("--actor", help="Who records it.")] = "cli",
+) -> None:
+    """Record an outcome of a decision (origin `user`, as through the API) and print it as JSON.
+
+    A failure or mixed outcome makes an active decision `challenged`. Exit code 2 on bad input
+    (unknown decision, not a decision, bad result or time), 1 when the service fails.
+    """
+    from pydantic import TypeAdapter, ValidationError
+
+    from service.domain.memories import Writer
+    from service.domain.outcomes import NewOutcome
+    from service.errors import InvalidInputError, NotFoundError, RationaleError
+    from service.origins import Origin
+    from service.schemas import UtcDatetime
+
+    try:
+        when = TypeAdapter(UtcDatetime).validate_python(observed_at) if observed_at else None
+    except ValidationError as exc:
+        typer.echo(f"--observed-at: {exc.errors()[0]['msg']}", err=True)
+        raise typer.Exit(2) from exc
+    services = _services_or_exit()
+    try:
+        recorded = services.outcomes.record(
+            Writer(namespace=namespace, origin=Origin.USER, actor=actor),
+            decision_id,
+            NewOutcome(result=result, content=content, observed_at=when, cites=tuple(cite or ())),
+        )
+    except RationaleError as exc:
+        typer.echo(f"{exc.message} ({exc.code})", err=True)
+        bad = isinstance(exc, InvalidInputError | NotFoundError)
+        raise typer.Exit(2 if bad else 1) from exc
+    finally:
+        services.close()
+    _json_out(recorded)
+
+
+@app.command()
+def precedents(
+    situation: Annotated[str, typer.Argument(help="The situation at hand.")],
+    limit: Annotated[int, typer.Option(help="Max precedents, 1..100.")] = 5,
+    namespace: Annotated[str, typer.Option("--namespace", "-n", help="Namespace.")] = "default",
+) -> None:
+    """Print the past decisions resembling a situation (reasoning, outcome record) as JSON."""
+    from service.domain.precedents import PrecedentRequest
+    from service.errors import InvalidInputError, RationaleError
+
+    services = _services_or_exit()
+    try:
+        result = services.precedents.find(
+            namespace, PrecedentRequest(situation=situation, limit=limit)
+        )
+    except RationaleError as exc:
+        typer.echo(f"{exc.message} ({exc.code})", err=True)
+        raise typer.Exit(2 if isinstance(exc, InvalidInputError) else 1) from exc
+    finally:
+        services.close()
+    _json_out(result)
 
 
 if __name__ == "__main__":

@@ -247,3 +247,32 @@ def test_bad_input_changes_nothing(
     r = tenant.get(f"/v1/memories/{fact['memory_id']}/outcomes")
     assert (r.status_code, r.json()["code"]) == (422, "outcome.not_a_decision")
     assert tenant.get(f"/v1/memories/{theirs['memory_id']}/outcomes").status_code == 404
+
+
+def test_cli_records_an_outcome_and_finds_precedents(tenant: Tenant) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from service.cli import app as cli_app
+
+    story = flaky_test_story(tenant)
+    did = story["trace"]["produced"][0]["memory_id"]
+    runner = CliRunner()
+    args = ["outcome", did, "failure", "test_upload failed again", "-n", tenant.namespace]
+    result = runner.invoke(cli_app, [*args, "--actor", "ops"])
+    assert result.exit_code == 0, result.output
+    recorded = json.loads(result.output)
+    assert recorded["challenged"] is True and recorded["outcome"]["result"] == "failure"
+    assert recorded["outcome"]["created_by"] == {"origin": "user", "actor": "ops"}
+    bad = runner.invoke(cli_app, ["outcome", did, "partial", "x", "-n", tenant.namespace])
+    assert bad.exit_code == 2
+    late = runner.invoke(cli_app, [*args, "--observed-at", "2024-01-01T00:00"])
+    assert late.exit_code == 2
+    found = runner.invoke(
+        cli_app, ["precedents", "test_upload fails intermittently in CI", "-n", tenant.namespace]
+    )
+    assert found.exit_code == 0, found.output
+    first = json.loads(found.output)["items"][0]
+    assert first["decision"]["memory_id"] == did
+    assert first["outcome_record"]["summary"] == "1 failure"
