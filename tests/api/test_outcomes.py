@@ -276,3 +276,39 @@ def test_cli_records_an_outcome_and_finds_precedents(tenant: Tenant) -> None:
     first = json.loads(found.output)["items"][0]
     assert first["decision"]["memory_id"] == did
     assert first["outcome_record"]["summary"] == "1 failure"
+
+
+def test_ingested_superseded_adr_records_its_outcome(tenant: Tenant) -> None:
+    from pathlib import Path
+
+    path = Path("/work/shared/corpus/adrs/jabref/0045-use-input-flag-always-for-input-files.md")
+    r = tenant.post(
+        "/v1/ingest",
+        json={
+            "format": "adr",
+            "content": path.read_text(encoding="utf-8"),
+            "source_name": path.name,
+        },
+    )
+    assert r.status_code in (200, 201), r.text
+    trace = tenant.get(f"/v1/reasoning/{r.json()['trace_ids'][0]}").json()
+    did = trace["produced"][0]["memory_id"]
+    (o,) = tenant.get(f"/v1/memories/{did}/outcomes").json()["items"]
+    assert o["result"] == "mixed" and "superseded" in o["content"]
+    assert o["created_by"]["origin"] == "ingestion"
+    assert o["outcome_id"] in r.json()["memory_ids"]
+    assert tenant.get(f"/v1/memories/{did}").json()["status"] == "active"  # supersession decides
+
+
+def test_material_outcomes_of_a_trajectory_ending_in_a_failed_run() -> None:
+    from service.domain.ingestion.outcomes import material_outcomes
+    from service.domain.models import IngestUnit
+
+    unit = IngestUnit(key="t1", title="fix the parser", extra={"format": "swe-agent"})
+    (o,) = material_outcomes(unit, ["ran it", "==== 2 failed, 10 passed in 0.3s ===="])
+    assert (o.result, o.cites) == ("failure", ("obs:1",))
+    assert material_outcomes(unit, ["==== 12 passed in 0.3s ===="]) == []
+    adr = IngestUnit(
+        key="a", title="X", extra={"format": "adr", "status": "accepted; supersedes ADR-1"}
+    )
+    assert material_outcomes(adr, []) == []

@@ -5,12 +5,15 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
+from service.domain.ingestion.outcomes import MaterialOutcome, material_outcomes
 from service.domain.ingestion.report import UnitOutcome, failed_outcome, printable
 from service.domain.ingestion.supersession import supersede
 from service.domain.ingestion.units import CleanedUnit, PreparedUnit
 from service.domain.memories import MemoryService, Writer, encode_metadata, utcnow
 from service.domain.models import IngestUnit, Kind
+from service.domain.outcomes import OutcomeService
 from service.domain.reasoning import ReasoningService
 from service.errors import RationaleError, ReasoningRejected
 from service.graph.query_names import QueryName
@@ -32,6 +35,7 @@ class UnitWriter:
         self.graph = graph
         self.memories = memories
         self.reasoning = reasoning
+        self.outcomes = OutcomeService(graph, memories)
 
     def process(
         self,
@@ -59,9 +63,22 @@ class UnitWriter:
                 for text, vector in zip(cleaned.observations, vectors[:n], strict=True)
             ]
             prepared = PreparedUnit(observations, cleaned.draft, list(vectors[n:]), cleaned.adr)
+            stated = (
+                [
+                    (
+                        o,
+                        self.memories.new_props(
+                            writer, Kind.OBSERVATION, o.content, now=now, valid_from=unit.valid_from
+                        ),
+                    )
+                    for o in material_outcomes(unit, cleaned.observations)
+                ]
+                if cleaned.draft is not None
+                else []
+            )
 
             def work(tx: Tx) -> UnitOutcome:
-                return self._write_unit(tx, writer, source_uid, unit, prepared, gate, now)
+                return self._write_unit(tx, writer, source_uid, unit, prepared, gate, now, stated)
 
             outcome = self.graph.write(work)
         except ReasoningRejected as exc:
@@ -88,6 +105,7 @@ class UnitWriter:
         prepared: PreparedUnit,
         gate: bool,
         now: datetime,
+        stated: Sequence[tuple[MaterialOutcome, dict[str, Any]]] = (),
     ) -> UnitOutcome:
         outcome = UnitOutcome(key=unit.key, title=unit.title, status="ok")
         uids: list[str] = []
@@ -144,6 +162,24 @@ class UnitWriter:
                     outcome.supersedes = supersede(
                         tx, self.memories, writer, produced, adr, now, unit.key
                     )
+                if produced.kind == Kind.DECISION:
+                    for said, props in stated:  # what the material says happened
+                        cites = [resolve[c] for c in said.cites if c in resolve]
+                        stored = self.outcomes.record_in(
+                            tx,
+                            writer,
+                            produced.memory_id,
+                            said.result,
+                            props,
+                            cites,
+                            now,
+                            challenge=said.challenges,
+                        )
+                        uids.append(stored.outcome.uid)
+                        if stored.outcome.outcome_id not in outcome.memory_ids:
+                            outcome.memory_ids.append(stored.outcome.outcome_id)
+                        if stored.created:
+                            outcome.created[Kind.OBSERVATION] += 1
         wanted = list(dict.fromkeys(uids))
         if wanted:
             link = tx.one(

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from service.domain.memories import Memory, MemoryService, Writer, memory_public, utcnow
 from service.domain.models import Kind
@@ -143,61 +144,98 @@ class OutcomeService:
         )
 
         def work(tx: Tx) -> RecordedOutcome:
-            decision = self._decision_in(tx, writer.namespace, decision_id)
-            cited = self._cited(tx, writer.namespace, cites, decision_id)
-            observation, _ = self.memories.create_in(tx, props, now, writer)
-            existing = [
-                o
-                for o in list_outcomes_in(tx, writer.namespace, [decision_id])
-                if o.outcome_id == observation.memory_id
-            ]
-            if existing:
-                if existing[0].result != body.result:
-                    raise InvalidInputError(
-                        f"this observation is already a {existing[0].result} outcome of decision "
-                        f"{decision_id}; record a new observation for a different result"
-                    )
-                return RecordedOutcome(existing[0], memory_public(decision), False, False)
-            tx.one(
-                QueryName.OUTCOME_LINK_OUTCOME,
-                {
-                    "namespace": writer.namespace,
-                    "decision_uid": decision.uid,
-                    "observation_uid": observation.uid,
-                    "result": body.result,
-                    "now": now,
-                    "origin": writer.origin,
-                    "actor": writer.actor,
-                },
-            )
-            if cited:
-                tx.one(
-                    QueryName.OUTCOME_LINK_OUTCOME_CITATIONS,
-                    {
-                        "namespace": writer.namespace,
-                        "observation_uid": observation.uid,
-                        "cite_uids": [c.uid for c in cited],
-                    },
-                )
-            current = decision
-            challenged = body.result in CHALLENGING and (decision.status or "active") == "active"
-            if challenged:
-                current = self.memories.version_in(
-                    tx,
-                    decision,
-                    {"status": "challenged"},
-                    writer,
-                    now,
-                    reason=f"challenged by a {body.result} outcome ({observation.memory_id})",
-                )
-            outcome = next(
-                o
-                for o in list_outcomes_in(tx, writer.namespace, [decision_id])
-                if o.outcome_id == observation.memory_id
-            )
-            return RecordedOutcome(outcome, memory_public(current), challenged, True)
+            return self.record_in(tx, writer, decision_id, body.result, props, cites, now)
 
         return self._write(work)
+
+    def record_in(
+        self,
+        tx: Tx,
+        writer: Writer,
+        decision_id: str,
+        result: str,
+        props: dict[str, Any],
+        cites: Sequence[str],
+        now: datetime,
+        *,
+        challenge: bool = True,
+    ) -> RecordedOutcome:
+        """Record an outcome inside an open write transaction (ingestion adds its own).
+
+        Args:
+            tx: the open write transaction.
+            writer: namespace, door (origin) and actor.
+            decision_id: the decision's `memory_id`.
+            result: an `OutcomeResult` value.
+            props: the observation's properties, from `MemoryService.new_props` (kind
+                observation, `valid_from` = when it was observed).
+            cites: memory_ids of evidence (current versions are cited).
+            now: the write's system time (timezone-aware UTC datetime).
+            challenge: let a failure or mixed outcome challenge an active decision (False when
+                the material already settles the decision's fate, e.g. a superseded ADR, whose
+                supersession closes it).
+
+        Returns:
+            See `record`.
+
+        Raises:
+            MemoryNotFound, NotADecision, MissingReference, InvalidInputError: see `record`.
+        """
+        decision = self._decision_in(tx, writer.namespace, decision_id)
+        cited = self._cited(tx, writer.namespace, cites, decision_id)
+        observation, _ = self.memories.create_in(tx, props, now, writer)
+        existing = [
+            o
+            for o in list_outcomes_in(tx, writer.namespace, [decision_id])
+            if o.outcome_id == observation.memory_id
+        ]
+        if existing:
+            if existing[0].result != result:
+                raise InvalidInputError(
+                    f"this observation is already a {existing[0].result} outcome of decision "
+                    f"{decision_id}; record a new observation for a different result"
+                )
+            return RecordedOutcome(existing[0], memory_public(decision), False, False)
+        tx.one(
+            QueryName.OUTCOME_LINK_OUTCOME,
+            {
+                "namespace": writer.namespace,
+                "decision_uid": decision.uid,
+                "observation_uid": observation.uid,
+                "result": result,
+                "now": now,
+                "origin": writer.origin,
+                "actor": writer.actor,
+            },
+        )
+        if cited:
+            tx.one(
+                QueryName.OUTCOME_LINK_OUTCOME_CITATIONS,
+                {
+                    "namespace": writer.namespace,
+                    "observation_uid": observation.uid,
+                    "cite_uids": [c.uid for c in cited],
+                },
+            )
+        current = decision
+        challenged = (
+            challenge and result in CHALLENGING and (decision.status or "active") == "active"
+        )
+        if challenged:
+            current = self.memories.version_in(
+                tx,
+                decision,
+                {"status": "challenged"},
+                writer,
+                now,
+                reason=f"challenged by a {result} outcome ({observation.memory_id})",
+            )
+        outcome = next(
+            o
+            for o in list_outcomes_in(tx, writer.namespace, [decision_id])
+            if o.outcome_id == observation.memory_id
+        )
+        return RecordedOutcome(outcome, memory_public(current), challenged, True)
 
     def _write(self, work: Callable[[Tx], RecordedOutcome]) -> RecordedOutcome:
         """Run the unit of work; a lost race on the decision's next version is a 409."""
