@@ -1,37 +1,129 @@
-"""The format parsers: one module per format, detection apart, and the `parse` entry point."""
+"""The format parsers: one module per format, detection apart, and the `parse` entry points."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
-from service.domain.ingestion.formats import adr, openhands, react, swe_agent, text
+from service.domain.ingestion.formats import (
+    adr,
+    aider,
+    claude_code,
+    codex,
+    openhands,
+    react,
+    swe_agent,
+    terminal,
+    text,
+)
 from service.domain.ingestion.formats.adr import adr_key
 from service.domain.ingestion.formats.common import FormatError, check_text
-from service.domain.ingestion.formats.detect import detect_format
+from service.domain.ingestion.formats.detect import Detection, detect, detect_format
+from service.domain.ingestion.formats.redact import redact
 from service.domain.models import IngestUnit
 
 #: Formats `parse` accepts besides ``auto``.
-FORMATS: tuple[str, ...] = ("swe-agent", "react", "openhands", "adr", "text")
+FORMATS: tuple[str, ...] = (
+    "swe-agent",
+    "react",
+    "openhands",
+    "claude-code",
+    "codex",
+    "aider",
+    "terminal",
+    "adr",
+    "text",
+)
 
-__all__ = ["FORMATS", "PARSERS", "FormatError", "adr_key", "detect_format", "parse"]
+__all__ = [
+    "FORMATS",
+    "PARSERS",
+    "Detection",
+    "FormatError",
+    "ParsedDocument",
+    "adr_key",
+    "detect",
+    "detect_format",
+    "parse",
+    "parse_document",
+]
 
 #: The parser of each format, by name.
 PARSERS: dict[str, Callable[[str, str], list[IngestUnit]]] = {
     "swe-agent": swe_agent.parse,
     "react": react.parse,
     "openhands": openhands.parse,
+    "claude-code": claude_code.parse,
+    "codex": codex.parse,
+    "aider": aider.parse,
+    "terminal": terminal.parse,
     "adr": adr.parse,
     "text": text.parse,
 }
 
 
+@dataclass(frozen=True)
+class ParsedDocument:
+    """A document cut into units, with how its format was decided and what was redacted.
+
+    Attributes:
+        format: the format parsed with (never ``auto``).
+        signals: why: the structural signals `detect` saw, or ``("declared",)``.
+        units: the units in source order.
+        redacted: secrets replaced before parsing, by kind (`redact`).
+        warnings: document-level warning codes (e.g. ``ingest.fallback_to_text``).
+    """
+
+    format: str
+    signals: tuple[str, ...]
+    units: list[IngestUnit]
+    redacted: Counter[str] = field(default_factory=Counter)
+    warnings: tuple[str, ...] = ()
+
+
+def parse_document(content: str, fmt: str, source_name: str) -> ParsedDocument:
+    """Redact secrets, recognise the format if asked (``auto``) and parse into units.
+
+    Secrets-looking strings (`redact`) are replaced *before* parsing, so no unit, step or
+    observation can hold one. With ``auto`` the format is `detect`ed from the structure; a
+    document whose structure is not recognised is parsed as ``text`` with the warning
+    ``ingest.fallback_to_text``.
+
+    Args:
+        content: the material, as text (decoded by the caller).
+        fmt: ``auto`` or one of `FORMATS`.
+        source_name: the file name the material came from; names units and ADRs.
+
+    Returns:
+        The parsed document.
+
+    Raises:
+        FormatError: unknown format, empty or binary content, or content that is malformed
+            for its format (the message names the format and the problem).
+    """
+    check_text(content, fmt)
+    content, redacted = redact(content)
+    warnings: tuple[str, ...] = ()
+    if fmt == "auto":
+        found = detect(content, source_name)
+        fmt, signals = found.format, found.signals
+        if fmt == "text":
+            warnings = ("ingest.fallback_to_text",)
+    else:
+        signals = ("declared",)
+    parser = PARSERS.get(fmt)
+    if parser is None:
+        raise FormatError(f"unknown format {fmt!r}; expected auto or one of {', '.join(FORMATS)}")
+    return ParsedDocument(fmt, signals, parser(content, source_name), redacted, warnings)
+
+
 def parse(content: str, fmt: str, source_name: str) -> list[IngestUnit]:
-    """Parse handed-in material into ingest units.
+    """Parse handed-in material into ingest units (`parse_document` without its report).
 
     Each format's mapping is documented on its module's ``parse`` (steps are `StepDraft`s;
     ``obs:<i>`` cites the i-th observation of the same unit; every count there is exact, tests
-    check it against the source). Every problem with the input raises `FormatError` (``code =
-    "input.invalid_format"``) whose message names the format and the problem.
+    check it against the source). Secrets are redacted first (`redact`).
 
     Args:
         content: the material, as text (decoded by the caller).
@@ -40,16 +132,11 @@ def parse(content: str, fmt: str, source_name: str) -> list[IngestUnit]:
 
     Returns:
         The units in source order: one per file for ``swe-agent``, ``openhands`` and ``adr``,
-        one per episode for ``react``, one per chunk for ``text``.
+        one per episode for ``react``, one per user request for the session formats
+        (``claude-code``, ``codex``, ``aider``, ``terminal``), one per chunk for ``text``.
 
     Raises:
         FormatError: unknown format, empty or binary content, or content that is malformed
             for its format (the message names the format and the problem).
     """
-    if fmt == "auto":
-        fmt = detect_format(content, source_name)
-    parser = PARSERS.get(fmt)
-    if parser is None:
-        raise FormatError(f"unknown format {fmt!r}; expected auto or one of {', '.join(FORMATS)}")
-    check_text(content, fmt)
-    return parser(content, source_name)
+    return parse_document(content, fmt, source_name).units

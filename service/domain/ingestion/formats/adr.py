@@ -1,15 +1,19 @@
-"""The ``adr`` format: a Markdown architecture decision record (MADR, Nygard, log4brains), one unit."""
+"""The ``adr`` format: an architecture decision record in any common template, one unit."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from pathlib import PurePosixPath
-from typing import Any
 
-import yaml
-
+from service.domain.ingestion.formats.adr_sections import (
+    BODY_AMENDS,
+    Document,
+    Section,
+    key_values,
+    read_document,
+    relation_clauses,
+)
 from service.domain.ingestion.formats.common import (
     MAX_OBSERVATION_CHARS,
     MAX_STEP_CHARS,
@@ -20,7 +24,7 @@ from service.domain.ingestion.formats.common import (
     source_stem,
     truncate,
 )
-from service.domain.ingestion.formats.markdown import Block, parse_blocks
+from service.domain.ingestion.formats.markdown import Block
 from service.domain.models import (
     IngestUnit,
     Kind,
@@ -32,17 +36,16 @@ from service.domain.models import (
 )
 from service.domain.text import containment, similarity
 
-_CONTEXT = {"context and problem statement", "context", "problem statement", "context and problem"}
-_DRIVERS = {"decision drivers"}
-_OPTIONS = {"considered options", "options"}
-_OUTCOME = {"decision outcome", "decision"}
-_PROS_CONS = {"pros and cons of the options", "pros and cons"}
-_STATUS = {"status"}
-_LINKS = {"links"}
-_ADR_HEADINGS = _CONTEXT | _DRIVERS | _OPTIONS | _OUTCOME | _PROS_CONS | _STATUS | {"consequences"}
 _QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”")
 _REF_TOKEN = re.compile(r"[A-Za-z0-9][\w.\-]*")
 _ADR_NUMBER = re.compile(r"(?:adr[-_ ]?)?0*(\d+)")
+_URL_ONLY = re.compile(r"^\W*(?:https?://\S+|\[[^\]]*\]\([^)]*\))\W*$")
+_PAREN_OPTION = re.compile(r"^\(?(\d+|[a-z])\)\s+(.+)", re.DOTALL)
+#: A decision stated in prose: a Y-statement's "we decided for/to", "we will", "we chose".
+_DECIDED = re.compile(
+    r"(?is)\b(?:we|i) (?:decided|have decided|decide|chose|choose|will|propose|opted) (?:for |to |on )?(.+?)(?:\.\s|\n\n|$)"
+)
+_META_DATE_KEYS = ("date", "last revised", "last updated", "accepted", "created", "decision date")
 
 
 def adr_key(reference: str) -> str:
@@ -50,8 +53,9 @@ def adr_key(reference: str) -> str:
 
     ``"ADR-0057"``, ``"0057"``, ``"0057-allow-positional-input-file-argument"`` and
     ``"docs/decisions/0057-allow-positional-input-file-argument.md"`` all give ``"57"``;
-    ``"20201016-use-the-adr-slug-as-its-unique-id"`` gives ``"20201016"``. A reference without
-    a leading number gives its lower-cased file stem (slug).
+    ``"20201016-use-the-adr-slug-as-its-unique-id"`` gives ``"20201016"``; ``"adr014-use-fetch"``
+    and ``"ADR014"`` give ``"14"``. A reference without a leading number gives its lower-cased
+    file stem (slug).
 
     Args:
         reference: an ADR number, name, file stem or path, as written in a record.
@@ -66,123 +70,67 @@ def adr_key(reference: str) -> str:
     return match.group(1) if match else name
 
 
-def _heading_name(text: str) -> str:
-    return " ".join(text.lower().strip().rstrip(":").split())
-
-
-@dataclass
-class _Section:
-    name: str
-    title: str
-    blocks: list[Block] = field(default_factory=list)
-    subsections: list[tuple[str, list[Block]]] = field(default_factory=list)
-
-
-@dataclass
-class _Adr:
-    title: str
-    preamble: list[Block]
-    sections: list[_Section]
-
-    def section(self, names: set[str]) -> _Section | None:
-        return next((s for s in self.sections if s.name in names), None)
-
-
-def _split_front_matter(content: str) -> tuple[dict[str, Any], str]:
-    lines = content.splitlines(keepends=True)
-    if not lines or lines[0].strip() != "---":
-        return {}, content
-    for i in range(1, len(lines)):
-        if lines[i].strip() == "---":
-            try:
-                meta = yaml.safe_load("".join(lines[1:i]))
-            except yaml.YAMLError as exc:
-                raise FormatError(f"adr: front matter is not valid YAML ({exc})") from exc
-            return (meta if isinstance(meta, dict) else {}), "".join(lines[i + 1 :])
-    return {}, content
-
-
-def _read_adr(body: str) -> _Adr:
-    title = ""
-    preamble: list[Block] = []
-    sections: list[_Section] = []
-    for block in parse_blocks(body):
-        if block.kind == "heading" and block.level == 1 and not title:
-            title = block.text
-        elif block.kind == "heading" and block.level == 2:
-            sections.append(_Section(_heading_name(block.text), block.text))
-        elif block.kind == "heading" and block.level == 3 and sections:
-            sections[-1].subsections.append((block.text, []))
-        elif sections and sections[-1].subsections:
-            sections[-1].subsections[-1][1].append(block)
-        elif sections:
-            sections[-1].blocks.append(block)
-        else:
-            preamble.append(block)
-    return _Adr(title, preamble, sections)
-
-
-def _key_values(blocks: Iterable[Block]) -> dict[str, str]:
-    found: dict[str, str] = {}
-    for block in blocks:
-        lines = block.items if block.kind == "list" else tuple(block.text.splitlines())
-        for line in lines:
-            key, sep, value = line.partition(":")
-            if sep and key.strip().lower() in ("status", "date") and value.strip():
-                found.setdefault(key.strip().lower(), value.strip())
-    return found
-
-
-def _refs(text: str) -> list[str]:
+def _refs(text: str, own: str) -> list[str]:
     tokens = [t.strip(".-") for t in _REF_TOKEN.findall(text)]
     tokens = [t for t in tokens if t and t.lower() not in ("adr", "by", "the", "and", "see")]
-    numbered = [t for t in tokens if any(ch.isdigit() for ch in t)]
+    numbered = [t for t in tokens if any(ch.isdigit() for ch in t)][:3]
     chosen = numbered or tokens[:1]
-    return [adr_key(t) for t in chosen]
+    return [k for k in (adr_key(t) for t in chosen) if k != own]
 
 
-def _supersession(clauses: Iterable[str]) -> tuple[list[str], list[str]]:
-    supersedes: list[str] = []
-    superseded_by: list[str] = []
-    for clause in clauses:
-        lower = clause.lower()
-        if "superseded by" in lower:
-            superseded_by += _refs(clause[lower.index("superseded by") + len("superseded by") :])
-        elif "supersedes" in lower:
-            supersedes += _refs(clause[lower.index("supersedes") + len("supersedes") :])
-    return list(dict.fromkeys(supersedes)), list(dict.fromkeys(superseded_by))
+def _option_items(section: Section) -> list[str]:
+    items = [i for b in section.blocks for i in b.items if not _URL_ONLY.match(i)]
+    if items:
+        return items
+    paren = [_PAREN_OPTION.match(b.text) for b in section.blocks if b.kind == "paragraph"]
+    return [" ".join(m.group(2).split()) for m in paren if m]
 
 
-def _match_score(a: str, b: str) -> float:
-    return max(similarity(a, b), containment(a, b), containment(b, a))
+def _name(option: str) -> str:
+    """An option's name: its bold/lead part up to the first ``:``, `` - `` or sentence end."""
+    head = re.split(r":\s|\s[-–—]\s|\.\s+(?=[A-Z])", option, maxsplit=1)[0]
+    return head.strip() or option
 
 
-def _chosen_options(options: Sequence[str], outcome_first: str) -> list[int]:
+def _chosen(options: Sequence[str], decision: str) -> list[int]:
+    quoted = [a or b for a, b in _QUOTED.findall(decision)]
     chosen: list[int] = []
-    quoted = [a or b for a, b in _QUOTED.findall(outcome_first)]
     for name in quoted:
-        scores = [
-            (containment(name, opt), similarity(name, opt), -i) for i, opt in enumerate(options)
-        ]
+        scores = [(containment(name, _name(o)), similarity(name, o), -i) for i, o in enumerate(options)]
         best = max(scores, default=None)
-        if best is not None and best[0] >= 0.5:
-            index = -best[2]
-            if index not in chosen:
-                chosen.append(index)
+        if best is not None and best[0] >= 0.5 and -best[2] not in chosen:
+            chosen.append(-best[2])
     if not chosen:
-        lower = " ".join(outcome_first.lower().split())
-        chosen = [i for i, opt in enumerate(options) if " ".join(opt.lower().split()) in lower]
+        lower = " ".join(decision.lower().split())
+        chosen = [i for i, o in enumerate(options) if " ".join(o.lower().split()) in lower]
+    if not chosen:
+        scores = [
+            (containment(_name(o), decision), i)
+            for i, o in enumerate(options)
+            if _ends_in(_name(o), decision)
+        ]
+        best_score, best_i = max(scores, default=(0.0, -1))
+        if best_score >= 0.65 and sum(1 for s, _ in scores if s >= 0.65) == 1:
+            chosen = [best_i]
     return sorted(chosen)
 
 
-def _assign_pros_cons(
-    options: Sequence[str], subsections: Sequence[tuple[str, list[Block]]]
-) -> dict[int, list[Block]]:
+def _ends_in(name: str, decision: str) -> bool:
+    """True when the first and last words of `name` (5-letter prefixes) occur in `decision`."""
+    words = re.findall(r"[a-z0-9][a-z0-9-]*", name.lower())
+    lower = decision.lower()
+    return bool(words) and all(w[:5] in lower for w in (words[0], words[-1]))
+
+
+def _arguments_by_option(
+    options: Sequence[str], sections: Sequence[Section]
+) -> tuple[dict[int, list[Block]], list[Section]]:
+    """Match argument subsections to options by title; return the matches and the rest."""
     pairs = sorted(
         (
-            (_match_score(opt, title), -oi, -si)
-            for oi, opt in enumerate(options)
-            for si, (title, _) in enumerate(subsections)
+            (max(similarity(o, s.title), containment(s.title, o), containment(_name(o), s.title)), -oi, -si)
+            for oi, o in enumerate(options)
+            for si, s in enumerate(sections)
         ),
         reverse=True,
     )
@@ -192,18 +140,13 @@ def _assign_pros_cons(
         oi, si = -neg_oi, -neg_si
         if score < 0.5 or oi in assigned or si in used:
             continue
-        assigned[oi] = subsections[si][1]
+        assigned[oi] = sections[si].blocks
         used.add(si)
-    return assigned
+    return assigned, [s for si, s in enumerate(sections) if si not in used]
 
 
-def _arguments(blocks: Iterable[Block], prefix: str) -> list[str]:
-    out: list[str] = []
-    for block in blocks:
-        for item in block.items:
-            if item.lower().startswith(prefix):
-                out.append(item)
-    return out
+def _prefixed(blocks: Sequence[Block], prefixes: tuple[str, ...]) -> list[str]:
+    return [i for b in blocks for i in b.items if i.lower().startswith(prefixes)]
 
 
 def _because(text: str) -> str:
@@ -213,153 +156,170 @@ def _because(text: str) -> str:
     return text[lower.index("because") + len("because") :].strip(" ,:\n")
 
 
+def _status(doc: Document, meta_kv: dict[str, str]) -> tuple[str, list[str]]:
+    """Return the current status and its history (changelog entries, status lines)."""
+    history: list[str] = []
+    for section in doc.of("changelog"):
+        history += [i for b in section.blocks for i in (b.items or (b.text,)) if i]
+    status_lines: list[str] = []
+    for section in doc.of("status"):
+        status_lines += [ln.strip() for ln in section.text.splitlines() if ln.strip()]
+    status = as_text(doc.meta.get("status")).strip() or meta_kv.get("status", "")
+    status = status or (status_lines[0] if status_lines else "")
+    history += status_lines[1:] if not as_text(doc.meta.get("status")).strip() else status_lines
+    return status, history
+
+
 def parse(content: str, source_name: str) -> list[IngestUnit]:
-    """Parse an architecture decision record into one unit.
+    """Parse an architecture decision record of any common template into one unit.
 
-    Input: ``adr`` (Markdown architecture decision records: MADR, Nygard, log4brains)
+    Input: ``adr`` (Markdown ADRs: MADR, Nygard, log4brains, Alexandrian/Y-statement, Tyree &
+    Akerman, Tendermint-style changelog templates, YAML front matter, metadata tables)
 
-    One unit per file, ``name`` = file stem, ``title`` = the first ``#`` heading. Steps in
-    order: one ``observation`` step per block (paragraph, list, code, quote, table) of the
-    context section (``Context and Problem Statement`` / ``Context``), one ``observation``
-    step for the ``Decision Drivers`` (if any), one ``thought`` step with status
-    ``hypothesis`` per considered option (its text), then -- when the outcome names a chosen
-    option -- the evaluations, in option order: a ``thought`` confirming each chosen option
-    that has ``Good, because`` arguments (they are its content), a ``thought`` rejecting each
-    other option that has ``Bad, because`` arguments (``rejects=(option step,)``, the cons
-    are the reason), and one last ``thought`` rejecting together the other options without
-    cons (``rejects`` lists them all; the reason is the outcome's ``because`` clause); last,
-    one ``conclusion`` step with the outcome text (``Decision Outcome`` / ``Decision``,
-    subsections excluded), which also confirms the chosen options. So ``len(steps) ==
-    context blocks + (1 if drivers) + options + (chosen options with pros + other options
-    with cons + (1 if some other option has no cons), when a choice was identified) + 1``.
-    The produced ``decision`` is ``"<title>: <outcome>"`` with status ``active``. The chosen options are the quoted names of the outcome's first
-    paragraph matched to the considered options. Status comes from YAML front matter
-    ``status``, a ``Status:`` line before the first ``##`` section, or a ``Status`` section;
-    ``superseded by X`` / ``supersedes X`` clauses there and ``Supersedes X`` /
-    ``Superseded by X`` items of a ``Links`` section fill ``superseded_by`` / ``supersedes``
-    with `adr_key` values. ``Date`` (front matter or status line) sets ``valid_from`` (UTC
-    midnight). Other sections (consequences, more information, ...) are listed in
-    ``unit.extra["ignored_sections"]``.
+    Sections are placed by the role of their heading at any level (`ROLES`: status,
+    changelog, summary, context, drivers, options, arguments, decision, design,
+    consequences, links; an unnamed subsection takes its parent's role). One unit per file,
+    ``name`` = file stem, ``title`` = the first ``#`` heading, else front matter ``title``,
+    else the stem. Steps in order: one ``observation`` per block of the summary and context
+    sections; one ``observation`` per drivers section (``"<heading>: item; item"``); one
+    ``thought`` (status ``hypothesis``) per option (list items of the options sections that
+    are not bare links, or ``(1) ...`` paragraphs), or one ``thought`` with the options text
+    when it lists none; then, when the decision names options (quoted names, or an option's
+    name contained in it, its first and last words present): a ``thought`` confirming each chosen option with ``Good``/``Pro``
+    arguments, a ``thought`` rejecting each other option with ``Bad``/``Con`` arguments
+    (``rejects``), and one ``thought`` rejecting together the others (the decision's
+    ``because`` clause, else the decision); when no option was named but the section is an
+    *alternatives* one, that last ``thought`` rejects all of them. Then one ``thought`` per
+    arguments section not matched to an option, per design section and per consequences
+    section (``"<heading>: text"``, trimmed to `MAX_STEP_CHARS`), and last the ``conclusion``:
+    the decision sections' own text -- or, with no decision section, the sentence where the
+    summary or context says "we decided for / we will ..." (a Y-statement). The produced
+    ``decision`` is ``"<title>: <decision>"`` with status ``active``.
+
+    Metadata comes from front matter, ``Key: value`` lines or list items before the first
+    section, and metadata tables (two columns, or a header row and a value row); status from
+    front matter, metadata or a Status section, its history from the Changelog and later
+    status lines. Relations are read in the title, status, metadata, preamble (admonitions
+    such as ``:::note Superseded``) and links sections: "superseded by X" / "supersedes X",
+    "replaces X", "(partly) undo X" fill ``superseded_by`` / ``supersedes`` (a `SUPERSEDES`
+    link); "amends/builds on/extends/refines X" and, anywhere in the body, "Following [ADR
+    n]" fill ``amends`` (the weaker `AMENDS` link). References are `adr_key` values. ``Date``
+    (or ``last revised``, ``created``...) sets ``valid_from`` (UTC midnight). Sections with no
+    role and some text are *unplaced*: kept as observations (not steps) and listed in
+    ``extra["unplaced_sections"]``; tables of contents are listed in
+    ``extra["skipped_sections"]``.
 
     Args:
         content: the record's Markdown (optionally with YAML front matter).
         source_name: its file name; the stem keys the unit and is its `adr_key`.
 
     Returns:
-        One unit: the decision as a trace, with status, options and chosen ones in ``extra``.
+        One unit: the decision as a trace, with status (and history), options, chosen ones,
+        amends links and unplaced sections in ``extra``.
 
     Raises:
-        FormatError: no decision section, an empty one, or front matter that is not YAML.
+        FormatError: no decision section or decision statement, or front matter that is not
+            YAML.
     """
-    meta, body = _split_front_matter(content)
-    adr = _read_adr(body)
+    doc = read_document(content)
     stem = source_stem(source_name)
-    title = adr.title or as_text(meta.get("title")).strip() or stem
-    outcome = adr.section(_OUTCOME)
-    if outcome is None:
-        raise FormatError(f"adr: {source_name}: no 'Decision Outcome' or 'Decision' section")
-    outcome_blocks = [b for b in outcome.blocks if b.kind not in ("html", "hr", "heading")]
-    outcome_text = "\n".join(b.text for b in outcome_blocks if b.text).strip()
-    if not outcome_text:
-        raise FormatError(f"adr: {source_name}: the decision section is empty")
+    own = adr_key(stem)
+    title = doc.title or stem
+    meta_kv = key_values(doc.preamble)
+    for key, value in doc.meta.items():
+        if isinstance(value, (str, int, float)) or hasattr(value, "isoformat"):
+            meta_kv.setdefault(str(key).lower(), str(value))
+    status, history = _status(doc, meta_kv)
 
-    # status, date and supersession
-    key_values = _key_values(adr.preamble)
-    status_section = adr.section(_STATUS)
-    status = (
-        as_text(meta.get("status")).strip()
-        or key_values.get("status", "")
-        or ("\n".join(b.text for b in status_section.blocks).strip() if status_section else "")
-    )
-    clauses = re.split(r"[;,\n]", status)
-    links = adr.section(_LINKS)
-    if links is not None:
-        clauses += [item for b in links.blocks for item in b.items]
-    supersedes, superseded_by = _supersession(clauses)
-    valid_from = parse_time(meta.get("date")) or parse_time(key_values.get("date"))
+    decision_sections = doc.of("decision")
+    decision_text = "\n".join(s.text for s in decision_sections if s.text).strip()
+    if not decision_text:
+        prose = "\n\n".join(s.text for s in doc.of("summary", "context"))
+        stated = _DECIDED.search(prose)
+        decision_text = stated.group(0).strip() if stated else ""
+    if not decision_text:
+        raise FormatError(f"adr: {source_name}: no decision section or decision statement found")
 
-    # steps
+    # relations
+    texts = [title, status, *history]
+    texts += [f"{k} {v}" for k, v in meta_kv.items() if k != "title"]
+    texts += [b.text for b in doc.preamble if b.kind != "table"]
+    texts += [i for s in doc.of("links") for b in s.blocks for i in (b.items or (b.text,))]
+    relations: dict[str, list[str]] = {"supersedes": [], "superseded_by": [], "amends": [], "amended_by": []}
+    for kind, rest in relation_clauses(texts):
+        relations[kind] += _refs(rest, own)
+    body = "\n".join(s.text for s in doc.sections)
+    relations["amends"] += [k for k in (adr_key(m) for m in BODY_AMENDS.findall(body)) if k != own]
+    relations = {k: list(dict.fromkeys(v)) for k, v in relations.items()}
+    relations["amends"] = [k for k in relations["amends"] if k not in relations["supersedes"]]
+    date = next((meta_kv[k] for k in _META_DATE_KEYS if k in meta_kv), None)
+    valid_from = parse_time(doc.meta.get("date")) or parse_time(date)
+
     steps: list[StepDraft] = []
     observations: list[str] = []
+    trimmed = 0
 
     def observe(text: str) -> None:
-        steps.append(
-            StepDraft(kind=StepKind.OBSERVATION, content=text, cites=(obs(len(observations)),))
-        )
-        observations.append(text)
+        nonlocal trimmed
+        trimmed += len(text) > MAX_OBSERVATION_CHARS
+        steps.append(StepDraft(kind=StepKind.OBSERVATION, content=truncate(text, MAX_OBSERVATION_CHARS), cites=(obs(len(observations)),)))
+        observations.append(truncate(text, MAX_OBSERVATION_CHARS))
 
-    context = adr.section(_CONTEXT)
-    if context is not None:
-        blocks = list(context.blocks) + [b for _, bs in context.subsections for b in bs]
-        for block in blocks:
-            if block.kind not in ("html", "hr", "heading") and block.text:
-                observe(truncate(block.text, MAX_OBSERVATION_CHARS))
-    drivers = adr.section(_DRIVERS)
-    if drivers is not None:
-        items = [item for b in drivers.blocks for item in (b.items or (b.text,)) if item]
+    def think(text: str, rejects: tuple[int, ...] = (), status: str = StepStatus.ASSERTED) -> int:
+        nonlocal trimmed
+        trimmed += len(text) > MAX_STEP_CHARS
+        steps.append(StepDraft(kind=StepKind.THOUGHT, content=truncate(text, MAX_STEP_CHARS), rejects=rejects, status=status))
+        return len(steps) - 1
+
+    for section in doc.of("summary", "context"):
+        for block in section.blocks:
+            if block.kind not in ("html", "hr") and block.text:
+                observe(block.text)
+    for section in doc.of("drivers"):
+        items = [i for b in section.blocks for i in (b.items or (b.text,)) if i]
         if items:
-            observe(truncate("Decision drivers: " + "; ".join(items), MAX_OBSERVATION_CHARS))
+            observe(f"{section.title}: " + "; ".join(items))
 
-    options_section = adr.section(_OPTIONS)
-    options = [item for b in options_section.blocks for item in b.items] if options_section else []
-    first_paragraph = outcome_blocks[0].text if outcome_blocks else ""
-    chosen = _chosen_options(options, first_paragraph)
-    pros_cons_section = adr.section(_PROS_CONS)
-    pros_cons = _assign_pros_cons(
-        options, pros_cons_section.subsections if pros_cons_section else []
-    )
-    option_steps: list[int] = []
-    for option in options:
-        option_steps.append(len(steps))
-        steps.append(StepDraft(kind=StepKind.THOUGHT, content=option, status=StepStatus.HYPOTHESIS))
-    if chosen:
-        chosen_names = " and ".join(f"'{options[i]}'" for i in chosen)
+    options_sections = doc.of("options")
+    options = [o for s in options_sections for o in _option_items(s)]
+    option_steps = [think(o, status=StepStatus.HYPOTHESIS) for o in options]
+    if not options:
+        for s in options_sections:
+            if s.text:
+                think(f"{s.title}: {s.text}")
+    first = decision_sections[0].text.split("\n")[0] if decision_sections else decision_text
+    chosen = _chosen(options, first) or _chosen(options, decision_text)
+    by_option, other_arguments = _arguments_by_option(options, doc.of("arguments"))
+    alternatives = any("alternative" in s.title.lower() for s in options_sections)
+    if options and (chosen or alternatives):
         unexplained: list[int] = []
         for oi, option in enumerate(options):
-            blocks = pros_cons.get(oi, [])
+            blocks = by_option.get(oi, [])
             if oi in chosen:
-                pros = _arguments(blocks, "good")
+                pros = _prefixed(blocks, ("good", "pro"))
                 if pros:
-                    content = f"Chosen option '{option}': {'; '.join(pros)}"
-                    steps.append(
-                        StepDraft(kind=StepKind.THOUGHT, content=truncate(content, MAX_STEP_CHARS))
-                    )
+                    think(f"Chosen option '{_name(option)}': {'; '.join(pros)}")
                 continue
-            cons = _arguments(blocks, "bad")
-            if not cons:
+            cons = _prefixed(blocks, ("bad", "con"))
+            if cons:
+                think(f"Rejected option '{_name(option)}': {'; '.join(cons)}", (option_steps[oi],))
+            else:
                 unexplained.append(oi)
-                continue
-            steps.append(
-                StepDraft(
-                    kind=StepKind.THOUGHT,
-                    content=truncate(
-                        f"Rejected option '{option}': {'; '.join(cons)}", MAX_STEP_CHARS
-                    ),
-                    rejects=(option_steps[oi],),
-                )
-            )
         if unexplained:
-            names = ", ".join(f"'{options[i]}'" for i in unexplained)
-            justification = _because(outcome_text) or outcome_text
-            content = f"Rejected {names}: the outcome chose {chosen_names} because {justification}"
-            steps.append(
-                StepDraft(
-                    kind=StepKind.THOUGHT,
-                    content=truncate(content, MAX_STEP_CHARS),
-                    rejects=tuple(option_steps[i] for i in unexplained),
-                )
-            )
-    steps.append(
-        StepDraft(kind=StepKind.CONCLUSION, content=truncate(outcome_text, MAX_STEP_CHARS))
-    )
-    produced = ProducedDraft(
-        kind=Kind.DECISION,
-        content=truncate(f"{title}: {outcome_text}", MAX_STEP_CHARS),
-        status="active",
-    )
-    known = _CONTEXT | _DRIVERS | _OPTIONS | _OUTCOME | _PROS_CONS | _STATUS | _LINKS
-    ignored = [s.title for s in adr.sections if s.name not in known]
-    ignored += [f"{outcome.title} / {t}" for t, _ in outcome.subsections]
+            names = ", ".join(f"'{_name(options[i])}'" for i in unexplained)
+            why = _because(decision_text) or decision_text
+            picked = " and ".join(f"'{_name(options[i])}'" for i in chosen) or "another way"
+            think(f"Rejected {names}: the decision chose {picked} because {why}", tuple(option_steps[i] for i in unexplained))
+    for section in [*other_arguments, *doc.of("design"), *doc.of("consequences")]:
+        if section.text:
+            think(f"{section.title}: {section.text}")
+    trimmed += len(decision_text) > MAX_STEP_CHARS
+    steps.append(StepDraft(kind=StepKind.CONCLUSION, content=truncate(decision_text, MAX_STEP_CHARS)))
+    produced = ProducedDraft(kind=Kind.DECISION, content=truncate(f"{title}: {decision_text}", MAX_STEP_CHARS), status="active")
+
+    unplaced = [s for s in doc.sections if s.role is None and s.text]
+    for section in unplaced:
+        observations.append(truncate(f"{section.title}: {section.text}", MAX_OBSERVATION_CHARS))
     return [
         IngestUnit(
             key=stem,
@@ -367,28 +327,67 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
             observations=tuple(observations),
             trace=TraceDraft(task=title, steps=tuple(steps), produced=produced),
             valid_from=valid_from,
-            supersedes=tuple(supersedes),
-            superseded_by=tuple(superseded_by),
+            supersedes=tuple(relations["supersedes"]),
+            superseded_by=tuple(relations["superseded_by"]),
             name=stem,
             extra={
                 "format": "adr",
-                "adr_key": adr_key(stem),
+                "adr_key": own,
                 "status": status,
+                "status_history": history,
                 "options": options,
                 "chosen": [options[i] for i in chosen],
-                "ignored_sections": ignored,
+                "amends": relations["amends"],
+                "amended_by": relations["amended_by"],
+                "unplaced_sections": [s.title for s in unplaced],
+                "skipped_sections": [s.title for s in doc.of("skip")],
+                "trimmed": trimmed,
+                "warnings": ["adr.unplaced_section"] if unplaced else [],
             },
         )
     ]
 
 
-def looks_like_adr(content: str) -> bool:
-    """Return True for Markdown with a decision heading and another ADR heading (or ``status``).
+def adr_signals(content: str) -> list[str]:
+    """Return why Markdown reads as an ADR (empty when it does not).
 
-    Raises:
-        FormatError: front matter that is not valid YAML.
+    An ADR states a decision -- a decision-role heading (`ROLES`) or, in a summary or
+    context, "we decided for / we will ..." -- and shows one more ADR trait: a status (front
+    matter, metadata line or table, Status section), a context, options, consequences or
+    changelog section, or an ``ADR n`` title.
+
+    Args:
+        content: the material, as text.
+
+    Returns:
+        The signals seen, e.g. ``["decision section 'Decision Outcome'", "status 'accepted'"]``.
     """
-    meta, body = _split_front_matter(content)
-    names = {_heading_name(b.text) for b in parse_blocks(body) if b.kind == "heading"}
-    has_decision = bool(names & _OUTCOME)
-    return has_decision and (len(names & _ADR_HEADINGS) >= 2 or "status" in meta)
+    try:
+        doc = read_document(content)
+    except FormatError:
+        return []
+    decision = doc.of("decision")
+    signals: list[str] = []
+    if decision:
+        signals.append(f"decision section '{decision[0].title}'")
+    else:
+        prose = "\n\n".join(s.text for s in doc.of("summary", "context"))
+        if _DECIDED.search(prose):
+            signals.append("a decision statement ('we decided / we will ...') in the summary")
+        else:
+            return []
+    meta_kv = key_values(doc.preamble)
+    if doc.meta.get("status") or meta_kv.get("status") or doc.of("status"):
+        signals.append("a status (front matter, metadata or section)")
+    for role in ("context", "options", "consequences", "changelog", "drivers"):
+        found = doc.of(role)
+        if found:
+            signals.append(f"{role} section '{found[0].title}'")
+    if re.search(r"(?i)\badr[- _]?\d+", doc.title):
+        signals.append("an 'ADR n' title")
+    return signals if len(signals) >= 2 else []
+
+
+def looks_like_adr(content: str) -> bool:
+    """Return True when Markdown reads as an ADR (`adr_signals` is not empty)."""
+    return bool(adr_signals(content))

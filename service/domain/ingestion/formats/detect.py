@@ -1,53 +1,133 @@
-"""Detection of a document's format from its name and content (`parse` with ``auto``)."""
+"""Detection of a document's format from its structure (`parse` with ``auto``), with the signals seen."""
 
 from __future__ import annotations
 
 import json
+import re
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
-from service.domain.ingestion.formats.adr import looks_like_adr
+from service.domain.ingestion.formats.adr import adr_signals
+from service.domain.ingestion.formats.aider import SESSION_START
+from service.domain.ingestion.formats.codex import ITEM_TYPES
 from service.domain.ingestion.formats.common import FormatError, check_text
+from service.domain.ingestion.formats.jsonl import try_jsonl
 from service.domain.ingestion.formats.react import REACT_ANY_TAG
 
 _NOT_JSON = object()
+_CODEX_LINE_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context"})
+_AIDER_MARKS = (
+    (re.compile(r"^<{7} (?:SEARCH|ORIGINAL)\s*$", re.MULTILINE), "edit blocks"),
+    (re.compile(r"^> Applied edit to ", re.MULTILINE), "'> Applied edit to' lines"),
+    (re.compile(r"^> Tokens: .* sent", re.MULTILINE), "'> Tokens: … sent' lines"),
+    (re.compile(r"^> (?:Aider v|Main model: )", re.MULTILINE), "aider banner"),
+    (re.compile(r"^> Commit [0-9a-f]{7,} ", re.MULTILINE), "'> Commit <sha>' lines"),
+)
+_TERMINAL_AGENT = re.compile(r"^(?:⏺|✦) ", re.MULTILINE)
+_TERMINAL_USER = re.compile(r"^> \S", re.MULTILINE)
+_TERMINAL_TOOL = re.compile(r"^(?:⏺ [A-Z]\w*\(|\s+⎿ |\s*│ [✔✗-] +[A-Z]\w*)", re.MULTILINE)
 
 
-def _json_format(data: Any) -> str | None:
+@dataclass(frozen=True)
+class Detection:
+    """What `detect` concluded: the format and the structural signals that decided it."""
+
+    format: str
+    signals: tuple[str, ...]
+
+
+def _json_format(data: Any) -> Detection | None:
     """Return the JSON format `data` matches, or None."""
     if isinstance(data, dict) and "trajectory" in data:
-        return "swe-agent"
+        return Detection("swe-agent", ("JSON object with 'trajectory'",))
     if (
         isinstance(data, list)
         and data
         and all(isinstance(e, dict) for e in data)
         and any("action" in e or "observation" in e for e in data)
     ):
-        return "openhands"
+        return Detection("openhands", ("JSON list of events with 'action'/'observation'",))
     if isinstance(data, dict) and any(
         isinstance(v, str) and REACT_ANY_TAG.search(v) for v in data.values()
     ):
-        return "react"
+        return Detection("react", ("JSON object of prompt strings with 'Thought n:' lines",))
     return None
 
 
-def detect_format(content: str, source_name: str) -> str:
-    """Guess the format of handed-in material from its name and content.
+def _jsonl_format(records: list[dict[str, Any]]) -> Detection | None:
+    """Return the session format of JSON Lines records, or None."""
+    n = len(records)
+    codex = sum(
+        1
+        for r in records
+        if (isinstance(r.get("payload"), dict) and r.get("type") in _CODEX_LINE_TYPES)
+        or (r.get("type") in ITEM_TYPES and ("call_id" in r or "role" in r))
+    )
+    if codex * 2 >= n:
+        return Detection(
+            "codex",
+            (f"JSON Lines, {codex}/{n} lines are rollout items ({{type, payload}}: "
+             "session_meta/response_item/event_msg)",),
+        )
+    claude = sum(
+        1
+        for r in records
+        if r.get("type") in ("user", "assistant")
+        and isinstance(r.get("message"), dict)
+        and ("sessionId" in r or "parentUuid" in r or "uuid" in r)
+    )
+    if claude and claude * 2 >= sum(1 for r in records if r.get("type") in ("user", "assistant")):
+        return Detection(
+            "claude-code",
+            (f"JSON Lines, {claude}/{n} lines are user/assistant turns with 'message' and "
+             "uuid/parentUuid/sessionId",),
+        )
+    return None
 
-    Rules, in order: JSON (a ``.json``/``.traj`` name, or content starting with ``{``/``[``)
-    is ``swe-agent`` for an object with ``trajectory``, ``openhands`` for a list of event
-    objects with ``action``/``observation`` keys, ``react`` for an object of strings holding
-    ``Thought 1:``/``Action 1:`` lines, and an error otherwise; text with ``Thought 1:`` or
-    ``Action 1:`` lines is ``react``; Markdown with a ``Decision``/``Decision Outcome``
-    heading and another ADR heading (or front matter ``status``) is ``adr``; anything else is
-    ``text``.
+
+def _text_session(content: str) -> Detection | None:
+    """Return ``aider`` or ``terminal`` when the text reads as such a session, or None."""
+    user_lines = len(re.findall(r"^#### ", content, re.MULTILINE))
+    marks = [label for pattern, label in _AIDER_MARKS if pattern.search(content)]
+    if SESSION_START.search(content.split("\n", 1)[0] + "\n" + content) and user_lines:
+        marks.insert(0, "'# aider chat started at' header")
+    if user_lines and len(marks) >= 2:
+        return Detection("aider", (f"{user_lines} '#### ' user lines", *marks))
+    agent = len(_TERMINAL_AGENT.findall(content))
+    users = len(_TERMINAL_USER.findall(content))
+    tools = len(_TERMINAL_TOOL.findall(content))
+    if agent >= 2 and users >= 1 and tools >= 1:
+        return Detection(
+            "terminal",
+            (f"{users} '> ' prompts", f"{agent} '⏺'/'✦' agent lines", f"{tools} tool call/result lines"),
+        )
+    return None
+
+
+def detect(content: str, source_name: str) -> Detection:
+    """Recognise the format of handed-in material by its structure, and say why.
+
+    Rules, in order: JSON (a ``.json``/``.traj`` name, or content starting with ``{``/``[``
+    that parses whole) is ``swe-agent`` for an object with ``trajectory``, ``openhands`` for
+    a list of event objects with ``action``/``observation`` keys, ``react`` for an object of
+    strings holding ``Thought 1:``/``Action 1:`` lines, and an error otherwise; JSON Lines of
+    objects are ``codex`` when at least half the lines are rollout items (``{type, payload}``
+    with ``session_meta``/``response_item``/``event_msg``/``turn_context``, or bare items of
+    older rollouts) and ``claude-code`` when most user/assistant lines carry ``message`` and
+    ``uuid``/``parentUuid``/``sessionId``; text with ``#### `` user lines and two Aider marks
+    (chat-started header, edit blocks, ``> Applied edit``, ``> Tokens:``, banner, ``> Commit``)
+    is ``aider``; text with two ``⏺``/``✦`` agent lines, a ``> `` prompt and a tool line
+    (``⏺ Name(``, ``⎿``, a ``│ ✔  Tool`` box) is ``terminal``; ``Thought 1:``/``Action 1:``
+    lines are ``react``; Markdown that states a decision (`adr_signals`) is ``adr``; anything
+    else is ``text`` (the signal says no structure was recognised).
 
     Args:
         content: the material, as text.
         source_name: its file name (only the extension is used).
 
     Returns:
-        One of `service.domain.ingestion.formats.FORMATS`.
+        The format (one of `service.domain.ingestion.formats.FORMATS`) and the signals.
 
     Raises:
         FormatError: empty or binary content, a ``.json``/``.traj`` name with invalid JSON,
@@ -68,15 +148,35 @@ def detect_format(content: str, source_name: str) -> str:
                     f"auto: {source_name} is not valid JSON ({exc.msg} at line {exc.lineno})"
                 ) from exc
     if data is not _NOT_JSON:
-        fmt = _json_format(data)
-        if fmt is None:
+        found = _json_format(data)
+        if found is None and isinstance(data, dict):
+            found = _jsonl_format([data])
+        if found is None:
             raise FormatError(
                 f"auto: the JSON of {source_name} matches no known format (expected a SWE-agent "
                 "object with 'trajectory', an OpenHands event list or ReAct prompt strings)"
             )
-        return fmt
+        return found
+    records = try_jsonl(content)
+    if records is not None:
+        found = _jsonl_format(records)
+        if found is None:
+            raise FormatError(
+                f"auto: the JSON Lines of {source_name} match no known session format "
+                "(expected Claude Code turns or Codex rollout items)"
+            )
+        return found
+    session = _text_session(content)
+    if session is not None:
+        return session
     if REACT_ANY_TAG.search(content):
-        return "react"
-    if looks_like_adr(content):
-        return "adr"
-    return "text"
+        return Detection("react", ("'Thought n:'/'Action n:' lines",))
+    signals = adr_signals(content)
+    if signals:
+        return Detection("adr", tuple(signals))
+    return Detection("text", ("no known structure: plain text or Markdown chunks",))
+
+
+def detect_format(content: str, source_name: str) -> str:
+    """Return only the format `detect` recognises (same rules, same errors)."""
+    return detect(content, source_name).format

@@ -1,0 +1,228 @@
+"""Reading an ADR of any template: sections by role, metadata, status history, relation clauses."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from service.domain.ingestion.formats.common import FormatError, as_text
+from service.domain.ingestion.formats.markdown import Block, parse_blocks
+
+#: Section roles by normalised heading (lower case, numbering, trailing ``:`` and a trailing
+#: ``(...)`` removed). A heading not listed takes its parent section's role; a section with no
+#: role and some text is *unplaced* (reported, and kept as an observation).
+ROLES: dict[str, frozenset[str]] = {
+    "status": frozenset({"status", "state", "decision status", "status history"}),
+    "changelog": frozenset({"changelog", "change log", "history", "revision history", "revisions"}),
+    "summary": frozenset({"summary", "overview", "abstract", "tl;dr", "tldr"}),
+    "context": frozenset(
+        {
+            "context", "context and problem statement", "problem statement", "problem",
+            "context and problem", "issue", "background", "motivation", "why", "the problem",
+            "problem description", "situation", "technical story",
+        }
+    ),
+    "drivers": frozenset(
+        {
+            "decision drivers", "drivers", "forces", "goals", "non-goals", "goals and non-goals",
+            "requirements", "constraints", "assumptions", "decision criteria", "criteria",
+            "quality attributes", "concerns",
+        }
+    ),
+    "options": frozenset(
+        {
+            "considered options", "options", "options considered", "alternatives",
+            "alternatives considered", "alternative approaches", "alternative solutions",
+            "positions", "approaches", "possible solutions", "considered alternatives",
+            "other options", "alternative options",
+        }
+    ),
+    "arguments": frozenset(
+        {
+            "pros and cons of the options", "pros and cons", "arguments", "evaluation",
+            "comparison", "trade-offs", "tradeoffs", "analysis", "argument",
+        }
+    ),
+    "decision": frozenset(
+        {
+            "decision outcome", "decision", "solution", "proposal", "proposed solution",
+            "resolution", "outcome", "chosen option", "the decision", "decision made",
+            "recommendation", "proposed decision", "decisions", "what",
+        }
+    ),
+    "design": frozenset(
+        {
+            "detailed design", "design", "how", "implementation", "implementation plan",
+            "technical details", "specification", "plan", "rollout", "migration",
+        }
+    ),
+    "consequences": frozenset(
+        {
+            "consequences", "implications", "positive consequences", "negative consequences",
+            "neutral consequences", "positive", "negative", "neutral", "results", "impact",
+            "risks", "confirmation", "retrospection", "consequences and risks",
+        }
+    ),
+    "links": frozenset(
+        {
+            "links", "related", "related decisions", "references", "see also", "related adrs",
+            "related requirements", "related artifacts", "related principles",
+            "more information", "further reading", "notes", "related documents",
+        }
+    ),
+    "skip": frozenset({"table of contents", "contents", "toc"}),
+}
+_ROLE_OF = {name: role for role, names in ROLES.items() for name in names}
+_NUMBERING = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[ivx]+\.|[a-z]\))\s+")
+_PAREN = re.compile(r"\s*\([^)]*\)\s*$")
+#: Relation clauses: (kind, pattern); the ADR references follow the phrase.
+RELATIONS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("superseded_by", re.compile(r"(?i)\b(?:superseded|replaced|obsoleted) by\b")),
+    ("supersedes", re.compile(r"(?i)\b(?:supersedes|replaces|obsoletes|(?:partly |partially )?undo(?:es)?)\b")),
+    ("amended_by", re.compile(r"(?i)\b(?:amended|extended|refined) by\b")),
+    ("amends", re.compile(r"(?i)\b(?:amends|builds on|building on|extends|refines)\b")),
+)
+#: ``Following [ADR 013]`` and the like in the body: a builds-on link only with an ADR right after.
+BODY_AMENDS = re.compile(
+    r"(?i)\b(?:following|builds? on|building on|extends|amends|refines|based on)\s+\[?(ADR[- _]?\d+)"
+)
+
+
+def heading_name(text: str) -> str:
+    """Return a heading normalised for role lookup (lower case, no numbering or ``(...)``)."""
+    name = " ".join(text.lower().strip().rstrip(":").split())
+    name = _NUMBERING.sub("", name)
+    return _PAREN.sub("", name).strip()
+
+
+def role_of(title: str) -> str | None:
+    """Return the role of a heading (`ROLES`), or None when it names none."""
+    return _ROLE_OF.get(heading_name(title))
+
+
+@dataclass
+class Section:
+    """One heading and the blocks up to the next heading; ``role`` inherited when unnamed."""
+
+    title: str
+    level: int
+    role: str | None
+    own_role: bool
+    parent: int | None
+    blocks: list[Block] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        """The section's own text (its blocks, comments and rules left out)."""
+        return "\n".join(b.text for b in self.blocks if b.kind not in ("html", "hr") and b.text)
+
+
+@dataclass
+class Document:
+    """An ADR as read: front matter, title, preamble blocks and sections in order."""
+
+    meta: dict[str, Any]
+    title: str
+    preamble: list[Block]
+    sections: list[Section]
+
+    def of(self, *roles: str) -> list[Section]:
+        """The sections with one of `roles`, in order."""
+        return [s for s in self.sections if s.role in roles]
+
+
+def split_front_matter(content: str) -> tuple[dict[str, Any], str]:
+    """Return a document's YAML front matter (``{}`` when none) and its body.
+
+    Raises:
+        FormatError: front matter that is not valid YAML.
+    """
+    lines = content.splitlines(keepends=True)
+    if not lines or lines[0].strip() != "---":
+        return {}, content
+    for i in range(1, len(lines)):
+        if lines[i].strip() == "---":
+            try:
+                meta = yaml.safe_load("".join(lines[1:i]))
+            except yaml.YAMLError as exc:
+                raise FormatError(f"adr: front matter is not valid YAML ({exc})") from exc
+            return (meta if isinstance(meta, dict) else {}), "".join(lines[i + 1 :])
+    return {}, content
+
+
+def read_document(content: str) -> Document:
+    """Read an ADR: the first level-1 heading is its title (else front matter ``title``).
+
+    Raises:
+        FormatError: front matter that is not valid YAML.
+    """
+    meta, body = split_front_matter(content)
+    title = ""
+    preamble: list[Block] = []
+    sections: list[Section] = []
+    for block in parse_blocks(body):
+        if block.kind == "heading" and block.level == 1 and not title and not sections:
+            title = block.text
+        elif block.kind == "heading":
+            parent = next(
+                (k for k in range(len(sections) - 1, -1, -1) if sections[k].level < block.level),
+                None,
+            )
+            own = role_of(block.text)
+            inherited = sections[parent].role if parent is not None else None
+            sections.append(
+                Section(block.text, block.level, own or inherited, own is not None, parent)
+            )
+        elif sections:
+            sections[-1].blocks.append(block)
+        else:
+            preamble.append(block)
+    title = title or as_text(meta.get("title")).strip()
+    return Document(meta, title, preamble, sections)
+
+
+def key_values(blocks: Iterable[Block]) -> dict[str, str]:
+    """Return ``key: value`` metadata of list items, lines and two-column or header tables.
+
+    A two-row table is read as a header row of keys over a row of values first; a two-column
+    table also as one ``key | value`` pair per row. Keys are lower-cased; the first value of a
+    key wins.
+    """
+    found: dict[str, str] = {}
+    for block in blocks:
+        if block.kind == "table":
+            rows = [[c.strip() for c in row.split(" | ")] for row in block.text.splitlines()]
+            pairs: list[tuple[str, str]] = []
+            if len(rows) == 2:
+                pairs += list(zip(rows[0], rows[1], strict=False))
+            if rows and all(len(r) == 2 for r in rows):
+                start = 1 if rows[0][0].lower() in ("key", "field", "name", "property", "") else 0
+                pairs += [(r[0], r[1]) for r in rows[start:]]
+            for key, value in pairs:
+                if key and value:
+                    found.setdefault(key.strip("* ").lower(), value.strip())
+            continue
+        lines = block.items if block.kind == "list" else tuple(block.text.splitlines())
+        for line in lines:
+            key, sep, value = line.partition(":")
+            key = key.strip("*_ ").lower()
+            if sep and 0 < len(key) <= 30 and value.strip() and "http" not in key:
+                found.setdefault(key, value.strip())
+    return found
+
+
+def relation_clauses(texts: Iterable[str]) -> list[tuple[str, str]]:
+    """Return `(kind, the text after the phrase)` for each relation phrase in `texts`."""
+    out: list[tuple[str, str]] = []
+    for text in texts:
+        for clause in re.split(r"[;\n]|, (?=[a-z])", text):
+            for kind, pattern in RELATIONS:
+                match = pattern.search(clause)
+                if match:
+                    out.append((kind, clause[match.end() :]))
+                    break
+    return out

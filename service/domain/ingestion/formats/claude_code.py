@@ -1,0 +1,146 @@
+"""The ``claude-code`` format: a Claude Code session (``~/.claude/projects/*/<id>.jsonl``)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from service.domain.ingestion.formats.common import as_text, parse_time, source_stem
+from service.domain.ingestion.formats.jsonl import read_jsonl
+from service.domain.ingestion.formats.session import Session, describe_call
+from service.domain.models import IngestUnit
+
+#: Line types that carry no conversation (listed in ``extra["skipped"]`` by count).
+_BOOKKEEPING = frozenset({"summary", "system", "file-history-snapshot", "queue-operation"})
+_COMMAND = re.compile(r"<command-name>\s*(/?[^<]*?)\s*</command-name>")
+_COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
+_LOCAL_OUTPUT = re.compile(r"^\s*<(local-command-stdout|local-command-stderr|bash-stdout|bash-stderr)>")
+_INTERRUPTED = re.compile(r"^\s*\[Request interrupted")
+#: Tool results that say the user refused the call.
+_REFUSED = ("The user doesn't want to proceed with this tool use", "tool use was rejected")
+_SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
+
+
+def _user_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"
+        )
+    return ""
+
+
+def _request(text: str) -> str | None:
+    """Return the request a user line makes, or None for console echo and interruptions."""
+    if _LOCAL_OUTPUT.match(text) or _INTERRUPTED.match(text) or text.startswith("Caveat:"):
+        return None
+    command = _COMMAND.search(text)
+    if command:
+        args = _COMMAND_ARGS.search(text)
+        request = f"{command.group(1)} {args.group(1).strip() if args else ''}".strip()
+        return request
+    return text
+
+
+def _describe_tool(name: str, args: Any) -> str:
+    if name in _SUBAGENT_TOOLS and isinstance(args, dict):
+        kind = args.get("subagent_type") or "sub-agent"
+        return f"sub-agent {name}({kind}): {as_text(args.get('description')).strip()}"
+    if name == "TodoWrite" and isinstance(args, dict) and isinstance(args.get("todos"), list):
+        return f"TodoWrite: {len(args['todos'])} items"
+    return describe_call(name, args)
+
+
+def parse(content: str, source_name: str) -> list[IngestUnit]:
+    """Parse a Claude Code session into one unit per user request.
+
+    Input: ``claude-code`` (Claude Code session JSON Lines: ``type`` user/assistant/summary/...)
+
+    Lines with ``isSidechain`` (a sub-agent's own conversation) and ``isMeta`` (expanded
+    slash-command prompts, caveats) are skipped and counted: a sub-agent call is the parent's
+    ``Task`` action step, its report the observation after it. Bookkeeping lines (summary,
+    system, file-history-snapshot, queue-operation) are counted too; a ``summary`` names the
+    session. A user line with text (not a tool result, not console echo such as
+    ``<local-command-stdout>`` or ``[Request interrupted``) is a user message; a slash command
+    is its name and arguments; `Session.user` decides whether it opens a request or follows up.
+    Assistant blocks, in order: ``thinking`` and ``text`` are ``thought`` steps, ``tool_use``
+    an ``action`` step (`describe_call`: the command, file or pattern); a ``tool_result`` is an
+    ``observation`` step (trimmed, `trim_observation`); a result saying the user refused the
+    call `REJECTS` the call. So for each request: ``len(steps) == 1 (the request) +
+    follow-ups + thinking/text blocks + tool_use blocks + tool_result blocks`` (+1 when the
+    conclusion must be appended, see `SessionTrace.finish`).
+
+    Args:
+        content: the material, as text (already checked to be non-empty text).
+        source_name: the file name the material came from; names the units.
+
+    Returns:
+        The units in source order.
+
+    Raises:
+        FormatError: a line that is not a JSON object.
+    """
+    records = read_jsonl(content, "claude-code")
+    session = Session()
+    skipped = {"sidechain": 0, "meta": 0, "bookkeeping": 0, "console": 0}
+    title = ""
+    for record in records:
+        kind = record.get("type")
+        if kind in _BOOKKEEPING or kind not in ("user", "assistant"):
+            skipped["bookkeeping"] += 1
+            if kind == "summary" and not title:
+                title = as_text(record.get("summary")).strip()
+            continue
+        if record.get("isSidechain"):
+            skipped["sidechain"] += 1
+            continue
+        if record.get("isMeta"):
+            skipped["meta"] += 1
+            continue
+        message = record.get("message") if isinstance(record.get("message"), dict) else {}
+        blocks = message.get("content")
+        when = parse_time(record.get("timestamp"))
+        if kind == "user":
+            results = [
+                b for b in blocks or [] if isinstance(b, dict) and b.get("type") == "tool_result"
+            ] if isinstance(blocks, list) else []
+            current = session.current
+            for block in results:
+                if current is None:
+                    break
+                text = as_text(block.get("content"))
+                refused = any(marker in text for marker in _REFUSED)
+                if block.get("is_error") and not refused:
+                    text = f"error: {text}"
+                current.result(text, block.get("tool_use_id"), refused=refused)
+            if results:
+                continue
+            request = _request(_user_text(blocks))
+            if request is None:
+                skipped["console"] += 1
+                continue
+            session.user(request, when)
+            continue
+        current = session.current
+        if current is None or not isinstance(blocks, list):
+            if current is not None and isinstance(blocks, str):
+                current.think(blocks)
+            continue
+        for block in blocks:
+            if not isinstance(block, dict):
+                continue
+            btype = block.get("type")
+            if btype == "thinking":
+                current.think(as_text(block.get("thinking")))
+            elif btype == "text":
+                current.think(as_text(block.get("text")))
+            elif btype == "tool_use":
+                name = str(block.get("name") or "tool")
+                current.act(
+                    _describe_tool(name, block.get("input")),
+                    block.get("id"),
+                    subagent=name in _SUBAGENT_TOOLS,
+                )
+    label = f"Claude Code {title or source_stem(source_name)}"
+    return session.units("claude-code", label, {"skipped_lines": skipped})
