@@ -20,6 +20,7 @@ class QueryName(StrEnum):
     IDEMPOTENCY_GET_RECORD = "idempotency/get_record"
     INGEST_CREATE_SOURCE = "ingest/create_source"
     INGEST_GET_SOURCE = "ingest/get_source"
+    INGEST_LINK_ADR_AMENDS = "ingest/link_adr_amends"
     INGEST_LINK_EXTRACTED = "ingest/link_extracted"
     INGEST_LIST_ADR_RELATED = "ingest/list_adr_related"
     INGEST_LIST_SOURCE_MEMORIES = "ingest/list_source_memories"

@@ -18,7 +18,18 @@ from service.schemas.common import (
 class IngestRequest(Strict):
     """Body of `POST /v1/ingest`."""
 
-    format: Literal["auto", "swe-agent", "react", "openhands", "adr", "text"] = "auto"
+    format: Literal[
+        "auto",
+        "swe-agent",
+        "react",
+        "openhands",
+        "claude-code",
+        "codex",
+        "aider",
+        "terminal",
+        "adr",
+        "text",
+    ] = "auto"
     content: str = Field(min_length=1, description="The material itself (text or JSON as text).")
     source_name: str = Field(min_length=1, max_length=500, description="Its file name or URL.")
 
@@ -58,6 +69,38 @@ class IngestUnitReport(BaseModel):
     memory_ids: list[str] = Field(
         description="Observations and produced memories drawn from the unit."
     )
+    steps: int = Field(default=0, description="Steps of the unit's trace (0 without a trace).")
+    observations: int = Field(default=0, description="Observations drawn from the unit.")
+    trimmed: int = Field(
+        default=0, description="Texts of the unit cut to their limit (tool outputs, long steps)."
+    )
+    verdict: str | None = Field(default=None, description="The trace's quality verdict.")
+    warnings: list[str] = Field(
+        default_factory=list,
+        description="Warning codes, e.g. session.unanswered_request, adr.unplaced_section.",
+    )
+
+
+class IngestDetection(BaseModel):
+    """How the format was decided: the structural signals seen (or `declared`)."""
+
+    format: str
+    signals: list[str]
+
+
+class IngestWarning(BaseModel):
+    """A warning of the ingest: its code and the unit it concerns (None for the document)."""
+
+    code: str = Field(examples=["ingest.fallback_to_text"])
+    unit: str | None = None
+
+
+class IngestAmendment(BaseModel):
+    """An ADR decision linked by `AMENDS` (builds on / amends) to an older one; nothing closed."""
+
+    memory_id: str = Field(description="The newer decision.")
+    amends_memory_id: str = Field(description="The older decision, still valid.")
+    unit: str = Field(description="The unit whose ingestion made the link.")
 
 
 class IngestSupersession(BaseModel):
@@ -96,6 +139,18 @@ class IngestReport(BaseModel):
     chunks: IngestChunks
     units: list[IngestUnitReport]
     supersedes: list[IngestSupersession] = Field(default_factory=list)
+    amends: list[IngestAmendment] = Field(default_factory=list)
+    detection: IngestDetection | None = Field(
+        default=None, description="The format and the signals that decided it."
+    )
+    redacted: dict[str, int] = Field(
+        default_factory=dict,
+        description="Secrets replaced before anything was stored, per kind.",
+        examples=[{"api_key": 1}],
+    )
+    redacted_total: int = 0
+    trimmed_total: int = Field(default=0, description="Texts cut to their limits, all units.")
+    warnings: list[IngestWarning] = Field(default_factory=list)
     elapsed_s: float = Field(description="Wall time of this call, in seconds.")
 
 

@@ -60,13 +60,14 @@ def corpus_files(corpus: Path) -> list[Path]:
     """List the corpus files the report reads.
 
     Args:
-        corpus: the corpus root (holding ``trajectories/`` and ``adrs/``).
+        corpus: the corpus root (holding ``trajectories/``, ``sessions/`` and ``adrs/``).
 
     Returns:
-        Sorted paths: every file under ``trajectories/`` and every ``.md`` under ``adrs/``,
-        except ``SOURCE.md``/``README.md`` descriptions.
+        Sorted paths: every file under ``trajectories/`` and ``sessions/`` and every ``.md``
+        under ``adrs/``, except ``SOURCE.md``/``README.md`` descriptions.
     """
     found = [p for p in (corpus / "trajectories").rglob("*") if p.is_file()]
+    found += [p for p in (corpus / "sessions").rglob("*") if p.is_file()]
     found += list((corpus / "adrs").rglob("*.md"))
     return sorted(p for p in found if p.name not in _SKIPPED_NAMES)
 
@@ -112,7 +113,8 @@ def run(corpus: Path, thresholds: QualityThresholds | None = None) -> list[CaseR
     """Parse every corpus file and assess every trace and its variants.
 
     Every reasoning unit parsed from the corpus (SWE-agent, ReAct -- every FEVER episode and
-    every HotpotQA prompt episode --, OpenHands, ADRs) is assessed as is and as each broken
+    every HotpotQA prompt episode --, OpenHands, every request of every coding-agent session
+    -- Claude Code, Codex, Aider, terminal --, ADRs) is assessed as is and as each broken
     variant of `service.tools.gate_variants`. Originals are the negatives (not broken) and
     variants the positives (broken); a trace is *flagged* when the verdict is ``rejected``.
     Precision = flagged broken / flagged, recall = flagged broken / broken (`summarize`).

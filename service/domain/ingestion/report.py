@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from service.domain.ingestion.formats import ParsedDocument
 from service.domain.models import IngestUnit
 from service.errors import RationaleError
 from service.graph.repository import Row
@@ -31,9 +32,20 @@ class UnitOutcome:
     quality: dict[str, Any] | None = None
     created: Counter[str] = field(default_factory=Counter)
     supersedes: list[dict[str, str]] = field(default_factory=list)
+    amends: list[dict[str, str]] = field(default_factory=list)
 
-    def public(self) -> dict[str, Any]:
-        """Return the report's unit shape `{key, title, status, error, trace_id, memory_ids}`."""
+    def public(self, unit: IngestUnit | None = None) -> dict[str, Any]:
+        """Return the report's unit shape.
+
+        Args:
+            unit: the parsed unit, for what the parser did (steps, trimmed, warnings).
+
+        Returns:
+            `{key, title, status, error, trace_id, memory_ids, steps, observations, trimmed,
+            verdict, warnings[code]}`; `steps` is the trace's step count (0 without a trace),
+            `trimmed` how many texts were cut to their limit, `verdict` the quality verdict.
+        """
+        extra = unit.extra if unit is not None else {}
         return {
             "key": self.key,
             "title": self.title,
@@ -41,6 +53,11 @@ class UnitOutcome:
             "error": self.error,
             "trace_id": self.trace_id,
             "memory_ids": self.memory_ids,
+            "steps": len(unit.trace.steps) if unit is not None and unit.trace is not None else 0,
+            "observations": len(unit.observations) if unit is not None else 0,
+            "trimmed": int(extra.get("trimmed") or 0) + int(extra.get("dropped_steps") or 0),
+            "verdict": (self.quality or {}).get("verdict"),
+            "warnings": list(extra.get("warnings") or []),
         }
 
 
@@ -74,7 +91,8 @@ def failed_outcome(unit: IngestUnit, exc: RationaleError) -> UnitOutcome:
 
 def build_report(
     source: Row,
-    fmt: str,
+    parsed: ParsedDocument,
+    units: Sequence[IngestUnit],
     sha256: str,
     size_bytes: int,
     source_name: str,
@@ -87,7 +105,8 @@ def build_report(
 
     Args:
         source: the `:Source` row (``uid``, ``name``).
-        fmt: the format the content was parsed with.
+        parsed: the parsed document: format, detection signals, redactions, warnings.
+        units: its units (unique keys), in order; outcomes are matched to them by key.
         sha256: hex SHA-256 of the content's UTF-8 bytes.
         size_bytes: the content's size in UTF-8 bytes.
         source_name: the name handed in (used when the source has none).
@@ -97,14 +116,21 @@ def build_report(
         started: `time.monotonic()` at the start of the call.
 
     Returns:
-        The report dict, with `elapsed_s` in seconds.
+        The report dict, with `elapsed_s` in seconds. Beside the counts: `detection {format,
+        signals[]}` (why the format was chosen), `redacted {kind: n}` and `redacted_total`,
+        `trimmed_total` (texts cut to their limits), `warnings[{code, unit}]` (document-level
+        ones such as ``ingest.fallback_to_text`` have unit None), and per unit its steps,
+        trimmed count, verdict and warnings (`UnitOutcome.public`).
     """
+    by_key = {u.key: u for u in units}
     created: Counter[str] = Counter()
     memory_ids: list[str] = []
     trace_ids: list[str] = []
     quality: list[dict[str, Any]] = []
     supersedes: list[dict[str, str]] = []
+    amends: list[dict[str, str]] = []
     for o in outcomes:
+        amends.extend(o.amends)
         created.update(o.created)
         memory_ids.extend(o.memory_ids)
         if o.trace_id is not None:
@@ -113,10 +139,16 @@ def build_report(
             quality.append(quality_entry(o.key, o.trace_id, o.quality))
         supersedes.extend(o.supersedes)
     statuses = Counter(o.status for o in outcomes)
+    unit_lines = [o.public(by_key.get(o.key)) for o in outcomes]
+    warnings: list[dict[str, str | None]] = [{"code": c, "unit": None} for c in parsed.warnings]
+    warnings += [{"code": c, "unit": line["key"]} for line in unit_lines for c in line["warnings"]]
     return {
         "source_id": source["uid"],
         "source_name": source.get("name") or source_name,
-        "format": fmt,
+        "format": parsed.format,
+        "detection": {"format": parsed.format, "signals": list(parsed.signals)},
+        "redacted": dict(sorted(parsed.redacted.items())),
+        "redacted_total": sum(parsed.redacted.values()),
         "sha256": sha256,
         "size_bytes": size_bytes,
         "new": new,
@@ -130,7 +162,10 @@ def build_report(
             "failed": statuses["failed"],
             "refused": statuses["refused"],
         },
-        "units": [o.public() for o in outcomes],
+        "units": unit_lines,
+        "trimmed_total": sum(line["trimmed"] for line in unit_lines),
+        "warnings": warnings,
         "supersedes": supersedes,
+        "amends": amends,
         "elapsed_s": round(time.monotonic() - started, 3),
     }

@@ -8,7 +8,8 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal, Protocol
 
-from service.domain.ingestion.formats import FormatError, detect_format, parse
+from service.domain.ingestion.formats import FormatError, parse_document
+from service.domain.ingestion.formats.redact import redact
 from service.domain.ingestion.report import UnitOutcome, build_report, failed_outcome, printable
 from service.domain.ingestion.source import (
     create_source,
@@ -66,6 +67,9 @@ class IngestionService:
            CPU because of padding and repeated observations — and the next window is embedded in
            a worker thread while the current one is written.
         5. Every write has origin `ingestion` — set here, by the door, never by the payload.
+        6. Secrets-looking strings (API keys, tokens, private key blocks, ``password=...``) are
+           redacted from the content and the source name before parsing (`parse_document`), so
+           none is ever stored; the report counts them (`redacted`).
 
     Quality
         Ingested traces are assessed like any other and stored with their assessment. With
@@ -156,7 +160,7 @@ class IngestionService:
                 f"content: {len(raw)} bytes, the ingest limit is {limit} bytes (RATIONALE_MAX_INGEST_BYTES)",
                 extra={"size_bytes": len(raw), "limit_bytes": limit},
             )
-        source_name = clean_text(source_name, field="source_name", max_chars=500)
+        source_name = redact(clean_text(source_name, field="source_name", max_chars=500))[0]
         writer = Writer(namespace=namespace, origin=Origin.INGESTION, actor=actor)
         sha256 = hashlib.sha256(raw).hexdigest()
         source = self.graph.one(
@@ -164,9 +168,8 @@ class IngestionService:
         )
         resolved = source["format"] if source is not None else fmt
         try:
-            if resolved == "auto":
-                resolved = detect_format(content, source_name)
-            units = unique_keys(parse(content, resolved, source_name))
+            parsed = parse_document(content, resolved, source_name)
+            resolved, units = parsed.format, unique_keys(parsed.units)
         except FormatError as exc:
             raise UnsupportedFormat(
                 exc.message, extra={"format": fmt, "source_name": source_name}
@@ -219,7 +222,7 @@ class IngestionService:
 
         status = finish_source(self.graph, source, namespace, outcomes, total, processed)
         return build_report(
-            source, resolved, sha256, len(raw), source_name, new, status, outcomes, started
+            source, parsed, units, sha256, len(raw), source_name, new, status, outcomes, started
         )
 
     def _stage(

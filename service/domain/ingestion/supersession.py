@@ -106,7 +106,50 @@ def _close(
         "adr_name": older.stored("adr_name"),
         "adr_supersedes": older.stored("adr_supersedes"),
         "adr_superseded_by": older.stored("adr_superseded_by"),
+        "adr_amends": older.stored("adr_amends"),
     }
     return memories.version_in(
         tx, older, changes, writer, at, reason=f"superseded by ADR {newer.stored('adr_name')}"
     )
+
+
+def amend(
+    tx: Tx, writer: Writer, decision: MemoryRecord, adr: Mapping[str, Any], now: datetime, unit: str
+) -> list[dict[str, str]]:
+    """Link `decision` by `AMENDS` to the ADR decisions it amends or builds on (or that amend it).
+
+    `AMENDS` is the weaker relation: the newer decision refines or builds on the older one,
+    which stays valid (nothing is closed). Either side's links count (`adr_amends` on a stored
+    decision, ``adr["amends"]`` / ``adr["amended_by"]`` here), between current versions; pairs
+    already linked are skipped, so the order of ingestion does not matter.
+
+    Args:
+        tx: the unit's write transaction.
+        writer: namespace, origin `ingestion` and actor.
+        decision: the unit's produced decision (its `memory_id`; the current version is linked).
+        adr: `{name, amends[], amended_by[]}` of the decision (`adr_key` values).
+        now: the unit's write time (timezone-aware UTC datetime).
+        unit: the unit's key (reported with each link).
+
+    Returns:
+        `[{memory_id, amends_memory_id, unit}]`, one per new `AMENDS` link.
+    """
+    if not adr.get("amends") and not adr.get("amended_by") and not adr.get("name"):
+        return []
+    rows = tx.run(
+        QueryName.INGEST_LINK_ADR_AMENDS,
+        {
+            "namespace": writer.namespace,
+            "memory_id": decision.memory_id,
+            "name": adr["name"],
+            "amends": list(adr.get("amends") or []),
+            "amended_by": list(adr.get("amended_by") or []),
+            "origin": writer.origin,
+            "actor": writer.actor,
+            "now": now,
+        },
+    )
+    return [
+        {"memory_id": r["memory_id"], "amends_memory_id": r["amends_memory_id"], "unit": unit}
+        for r in rows
+    ]

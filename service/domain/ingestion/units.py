@@ -135,5 +135,7 @@ def clean_unit(
                 "name": adr_key(unit.name),
                 "supersedes": list(dict.fromkeys(unit.supersedes)),
                 "superseded_by": list(dict.fromkeys(unit.superseded_by)),
+                "amends": list(dict.fromkeys(unit.extra.get("amends") or [])),
+                "amended_by": list(dict.fromkeys(unit.extra.get("amended_by") or [])),
             }
     return CleanedUnit(observations, draft, texts, adr)

@@ -9,7 +9,7 @@ from typing import Any
 
 from service.domain.ingestion.outcomes import MaterialOutcome, material_outcomes
 from service.domain.ingestion.report import UnitOutcome, failed_outcome, printable
-from service.domain.ingestion.supersession import supersede
+from service.domain.ingestion.supersession import amend, supersede
 from service.domain.ingestion.units import CleanedUnit, PreparedUnit
 from service.domain.memories import MemoryService, Writer, encode_metadata, utcnow
 from service.domain.models import IngestUnit, Kind
@@ -126,6 +126,7 @@ class UnitWriter:
                     "adr_name": adr["name"],
                     "adr_supersedes": adr["supersedes"],
                     "adr_superseded_by": adr["superseded_by"],
+                    "adr_amends": adr["amends"],
                     "metadata_json": encode_metadata(
                         {
                             "adr_name": adr["name"],
@@ -162,6 +163,7 @@ class UnitWriter:
                     outcome.supersedes = supersede(
                         tx, self.memories, writer, produced, adr, now, unit.key
                     )
+                    outcome.amends = amend(tx, writer, produced, adr, now, unit.key)
                 if produced.kind == Kind.DECISION:
                     for said, props in stated:  # what the material says happened
                         cites = [resolve[c] for c in said.cites if c in resolve]

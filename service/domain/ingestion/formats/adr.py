@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from pathlib import PurePosixPath
 
+from service.domain.ingestion.formats.adr_options import (
+    arguments_by_option,
+    because,
+    chosen_options,
+    option_items,
+    option_name,
+    prefixed,
+)
 from service.domain.ingestion.formats.adr_sections import (
     BODY_AMENDS,
     Document,
-    Section,
     key_values,
     read_document,
     relation_clauses,
@@ -24,7 +30,6 @@ from service.domain.ingestion.formats.common import (
     source_stem,
     truncate,
 )
-from service.domain.ingestion.formats.markdown import Block
 from service.domain.models import (
     IngestUnit,
     Kind,
@@ -34,17 +39,15 @@ from service.domain.models import (
     StepStatus,
     TraceDraft,
 )
-from service.domain.text import containment, similarity
 
-_QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”")
 _REF_TOKEN = re.compile(r"[A-Za-z0-9][\w.\-]*")
-_ADR_NUMBER = re.compile(r"(?:adr[-_ ]?)?0*(\d+)")
-_URL_ONLY = re.compile(r"^\W*(?:https?://\S+|\[[^\]]*\]\([^)]*\))\W*$")
-_PAREN_OPTION = re.compile(r"^\(?(\d+|[a-z])\)\s+(.+)", re.DOTALL)
+_ADR_NUMBER = re.compile(r"(?:(?:adr|rfc|dr|add|decision)[-_ ]?)?0*(\d+)")
 #: A decision stated in prose: a Y-statement's "we decided for/to", "we will", "we chose".
 _DECIDED = re.compile(
     r"(?is)\b(?:we|i) (?:decided|have decided|decide|chose|choose|will|propose|opted) (?:for |to |on )?(.+?)(?:\.\s|\n\n|$)"
 )
+#: Preamble paragraphs that are navigation or admonition fences, not content.
+_PREAMBLE_NOISE = re.compile(r"(?i)^\s*(?::::.*|(?:table of )?contents:?|\[toc\])\s*$")
 _META_DATE_KEYS = ("date", "last revised", "last updated", "accepted", "created", "decision date")
 
 
@@ -54,7 +57,7 @@ def adr_key(reference: str) -> str:
     ``"ADR-0057"``, ``"0057"``, ``"0057-allow-positional-input-file-argument"`` and
     ``"docs/decisions/0057-allow-positional-input-file-argument.md"`` all give ``"57"``;
     ``"20201016-use-the-adr-slug-as-its-unique-id"`` gives ``"20201016"``; ``"adr014-use-fetch"``
-    and ``"ADR014"`` give ``"14"``. A reference without a leading number gives its lower-cased
+    and ``"ADR014"`` give ``"14"``, ``"RFC-3"`` gives ``"3"``. A reference without a leading number gives its lower-cased
     file stem (slug).
 
     Args:
@@ -76,84 +79,6 @@ def _refs(text: str, own: str) -> list[str]:
     numbered = [t for t in tokens if any(ch.isdigit() for ch in t)][:3]
     chosen = numbered or tokens[:1]
     return [k for k in (adr_key(t) for t in chosen) if k != own]
-
-
-def _option_items(section: Section) -> list[str]:
-    items = [i for b in section.blocks for i in b.items if not _URL_ONLY.match(i)]
-    if items:
-        return items
-    paren = [_PAREN_OPTION.match(b.text) for b in section.blocks if b.kind == "paragraph"]
-    return [" ".join(m.group(2).split()) for m in paren if m]
-
-
-def _name(option: str) -> str:
-    """An option's name: its bold/lead part up to the first ``:``, `` - `` or sentence end."""
-    head = re.split(r":\s|\s[-–—]\s|\.\s+(?=[A-Z])", option, maxsplit=1)[0]
-    return head.strip() or option
-
-
-def _chosen(options: Sequence[str], decision: str) -> list[int]:
-    quoted = [a or b for a, b in _QUOTED.findall(decision)]
-    chosen: list[int] = []
-    for name in quoted:
-        scores = [(containment(name, _name(o)), similarity(name, o), -i) for i, o in enumerate(options)]
-        best = max(scores, default=None)
-        if best is not None and best[0] >= 0.5 and -best[2] not in chosen:
-            chosen.append(-best[2])
-    if not chosen:
-        lower = " ".join(decision.lower().split())
-        chosen = [i for i, o in enumerate(options) if " ".join(o.lower().split()) in lower]
-    if not chosen:
-        scores = [
-            (containment(_name(o), decision), i)
-            for i, o in enumerate(options)
-            if _ends_in(_name(o), decision)
-        ]
-        best_score, best_i = max(scores, default=(0.0, -1))
-        if best_score >= 0.65 and sum(1 for s, _ in scores if s >= 0.65) == 1:
-            chosen = [best_i]
-    return sorted(chosen)
-
-
-def _ends_in(name: str, decision: str) -> bool:
-    """True when the first and last words of `name` (5-letter prefixes) occur in `decision`."""
-    words = re.findall(r"[a-z0-9][a-z0-9-]*", name.lower())
-    lower = decision.lower()
-    return bool(words) and all(w[:5] in lower for w in (words[0], words[-1]))
-
-
-def _arguments_by_option(
-    options: Sequence[str], sections: Sequence[Section]
-) -> tuple[dict[int, list[Block]], list[Section]]:
-    """Match argument subsections to options by title; return the matches and the rest."""
-    pairs = sorted(
-        (
-            (max(similarity(o, s.title), containment(s.title, o), containment(_name(o), s.title)), -oi, -si)
-            for oi, o in enumerate(options)
-            for si, s in enumerate(sections)
-        ),
-        reverse=True,
-    )
-    assigned: dict[int, list[Block]] = {}
-    used: set[int] = set()
-    for score, neg_oi, neg_si in pairs:
-        oi, si = -neg_oi, -neg_si
-        if score < 0.5 or oi in assigned or si in used:
-            continue
-        assigned[oi] = sections[si].blocks
-        used.add(si)
-    return assigned, [s for si, s in enumerate(sections) if si not in used]
-
-
-def _prefixed(blocks: Sequence[Block], prefixes: tuple[str, ...]) -> list[str]:
-    return [i for b in blocks for i in b.items if i.lower().startswith(prefixes)]
-
-
-def _because(text: str) -> str:
-    lower = text.lower()
-    if "because" not in lower:
-        return ""
-    return text[lower.index("because") + len("because") :].strip(" ,:\n")
 
 
 def _status(doc: Document, meta_kv: dict[str, str]) -> tuple[str, list[str]]:
@@ -180,8 +105,9 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
     changelog, summary, context, drivers, options, arguments, decision, design,
     consequences, links; an unnamed subsection takes its parent's role). One unit per file,
     ``name`` = file stem, ``title`` = the first ``#`` heading, else front matter ``title``,
-    else the stem. Steps in order: one ``observation`` per block of the summary and context
-    sections; one ``observation`` per drivers section (``"<heading>: item; item"``); one
+    else the stem. Steps in order: one ``observation`` per preamble paragraph that is not
+    metadata or navigation (e.g. a ``:::note Superseded`` admonition's text), per block of the
+    summary and context sections; one ``observation`` per drivers section (``"<heading>: item; item"``); one
     ``thought`` (status ``hypothesis``) per option (list items of the options sections that
     are not bare links, or ``(1) ...`` paragraphs), or one ``thought`` with the options text
     when it lists none; then, when the decision names options (quoted names, or an option's
@@ -245,7 +171,12 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
     texts += [f"{k} {v}" for k, v in meta_kv.items() if k != "title"]
     texts += [b.text for b in doc.preamble if b.kind != "table"]
     texts += [i for s in doc.of("links") for b in s.blocks for i in (b.items or (b.text,))]
-    relations: dict[str, list[str]] = {"supersedes": [], "superseded_by": [], "amends": [], "amended_by": []}
+    relations: dict[str, list[str]] = {
+        "supersedes": [],
+        "superseded_by": [],
+        "amends": [],
+        "amended_by": [],
+    }
     for kind, rest in relation_clauses(texts):
         relations[kind] += _refs(rest, own)
     body = "\n".join(s.text for s in doc.sections)
@@ -262,15 +193,32 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
     def observe(text: str) -> None:
         nonlocal trimmed
         trimmed += len(text) > MAX_OBSERVATION_CHARS
-        steps.append(StepDraft(kind=StepKind.OBSERVATION, content=truncate(text, MAX_OBSERVATION_CHARS), cites=(obs(len(observations)),)))
+        steps.append(
+            StepDraft(
+                kind=StepKind.OBSERVATION,
+                content=truncate(text, MAX_OBSERVATION_CHARS),
+                cites=(obs(len(observations)),),
+            )
+        )
         observations.append(truncate(text, MAX_OBSERVATION_CHARS))
 
     def think(text: str, rejects: tuple[int, ...] = (), status: str = StepStatus.ASSERTED) -> int:
         nonlocal trimmed
         trimmed += len(text) > MAX_STEP_CHARS
-        steps.append(StepDraft(kind=StepKind.THOUGHT, content=truncate(text, MAX_STEP_CHARS), rejects=rejects, status=status))
+        steps.append(
+            StepDraft(
+                kind=StepKind.THOUGHT,
+                content=truncate(text, MAX_STEP_CHARS),
+                rejects=rejects,
+                status=status,
+            )
+        )
         return len(steps) - 1
 
+    for block in doc.preamble:
+        noise = _PREAMBLE_NOISE.match(block.text) or key_values([block])
+        if block.kind == "paragraph" and not noise:
+            observe(block.text)
     for section in doc.of("summary", "context"):
         for block in section.blocks:
             if block.kind not in ("html", "hr") and block.text:
@@ -281,41 +229,53 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
             observe(f"{section.title}: " + "; ".join(items))
 
     options_sections = doc.of("options")
-    options = [o for s in options_sections for o in _option_items(s)]
+    options = [o for s in options_sections for o in option_items(s)]
     option_steps = [think(o, status=StepStatus.HYPOTHESIS) for o in options]
     if not options:
         for s in options_sections:
             if s.text:
                 think(f"{s.title}: {s.text}")
     first = decision_sections[0].text.split("\n")[0] if decision_sections else decision_text
-    chosen = _chosen(options, first) or _chosen(options, decision_text)
-    by_option, other_arguments = _arguments_by_option(options, doc.of("arguments"))
+    chosen = chosen_options(options, first) or chosen_options(options, decision_text)
+    by_option, other_arguments = arguments_by_option(options, doc.of("arguments"))
     alternatives = any("alternative" in s.title.lower() for s in options_sections)
     if options and (chosen or alternatives):
         unexplained: list[int] = []
         for oi, option in enumerate(options):
             blocks = by_option.get(oi, [])
             if oi in chosen:
-                pros = _prefixed(blocks, ("good", "pro"))
+                pros = prefixed(blocks, ("good", "pro"))
                 if pros:
-                    think(f"Chosen option '{_name(option)}': {'; '.join(pros)}")
+                    think(f"Chosen option '{option_name(option)}': {'; '.join(pros)}")
                 continue
-            cons = _prefixed(blocks, ("bad", "con"))
+            cons = prefixed(blocks, ("bad", "con"))
             if cons:
-                think(f"Rejected option '{_name(option)}': {'; '.join(cons)}", (option_steps[oi],))
+                think(
+                    f"Rejected option '{option_name(option)}': {'; '.join(cons)}",
+                    (option_steps[oi],),
+                )
             else:
                 unexplained.append(oi)
         if unexplained:
-            names = ", ".join(f"'{_name(options[i])}'" for i in unexplained)
-            why = _because(decision_text) or decision_text
-            picked = " and ".join(f"'{_name(options[i])}'" for i in chosen) or "another way"
-            think(f"Rejected {names}: the decision chose {picked} because {why}", tuple(option_steps[i] for i in unexplained))
+            names = ", ".join(f"'{option_name(options[i])}'" for i in unexplained)
+            why = because(decision_text) or decision_text
+            picked = " and ".join(f"'{option_name(options[i])}'" for i in chosen) or "another way"
+            think(
+                f"Rejected {names}: the decision chose {picked} because {why}",
+                tuple(option_steps[i] for i in unexplained),
+            )
     for section in [*other_arguments, *doc.of("design"), *doc.of("consequences")]:
         if section.text:
             think(f"{section.title}: {section.text}")
     trimmed += len(decision_text) > MAX_STEP_CHARS
-    steps.append(StepDraft(kind=StepKind.CONCLUSION, content=truncate(decision_text, MAX_STEP_CHARS)))
-    produced = ProducedDraft(kind=Kind.DECISION, content=truncate(f"{title}: {decision_text}", MAX_STEP_CHARS), status="active")
+    steps.append(
+        StepDraft(kind=StepKind.CONCLUSION, content=truncate(decision_text, MAX_STEP_CHARS))
+    )
+    produced = ProducedDraft(
+        kind=Kind.DECISION,
+        content=truncate(f"{title}: {decision_text}", MAX_STEP_CHARS),
+        status="active",
+    )
 
     unplaced = [s for s in doc.sections if s.role is None and s.text]
     for section in unplaced:

@@ -10,21 +10,28 @@ from service.domain.ingestion.formats.session import Session
 from service.domain.models import IngestUnit
 
 SESSION_START = re.compile(r"^# aider chat started at (.+?)\s*$")
-_CONFIRM = re.compile(r"\((?:Y)es/\((?:N)o")
+_CONFIRM = re.compile(r"\(Y\)es/\(N\)o")
 #: Aider's own console lines that say nothing about the work (banner, costs, prompts).
 _NOISE = re.compile(
     r"^(?:Tokens: .*|Aider v\S+|Main model: .*|Weak model: .*|Editor model: .*|Git repo: .*|"
     r"Repo-map: .*|Using \S+ model.*|https?://aider\.chat\S*|\^C.*|You can skip this check.*|"
-    r"Cost: .*|Model: .*|.*\((?:Y)es/\((?:N)o.*|.*\[y/n.*|Warning: .*for this model.*)$"
+    r"Cost: .*|Model: .*|.*\(Y\)es/\(N\)o.*|.*\[y/n.*|Warning: .*for this model.*)$"
 )
 _EDIT_START = re.compile(r"^<{7} (?:SEARCH|ORIGINAL)\s*$")
 _FENCE = re.compile(r"^\s*(```+|~~~+)")
+_EDIT_END = re.compile(r"^>{7} (?:REPLACE|UPDATED)\s*$")
 #: Slash commands that carry a request in their argument.
 _REQUEST_COMMANDS = re.compile(r"^/(?:ask|code|architect|context)\s+(.+)$", re.DOTALL)
 
 
 def _reply_steps(lines: list[str]) -> list[tuple[str, str]]:
-    """Split a reply into `("thought", prose)` and `("action", "edit <file>")` parts, in order."""
+    """Split a reply into `("thought", prose)` and `("action", "edit <file>")` parts, in order.
+
+    Each ``<<<<<<< SEARCH``/``ORIGINAL`` marker is one edit: its file is the nearest non-fence
+    line above the marker (inside the fence for the old format, above it for the new one);
+    everything from that line to the ``>>>>>>> REPLACE``/``UPDATED`` line and its closing
+    fence is the edit's payload, never kept.
+    """
     parts: list[tuple[str, str]] = []
     prose: list[str] = []
     i = 0
@@ -36,27 +43,23 @@ def _reply_steps(lines: list[str]) -> list[tuple[str, str]]:
         prose.clear()
 
     while i < len(lines):
-        fence = _FENCE.match(lines[i])
-        if fence:
-            j = i + 1
-            while j < len(lines) and not lines[j].strip().startswith(fence.group(1)):
-                j += 1
-            body = lines[i + 1 : j]
-            if any(_EDIT_START.match(b) for b in body):
-                first = next((k for k, b in enumerate(body) if _EDIT_START.match(b)), 0)
-                inside = [b.strip() for b in body[:first] if b.strip()]
-                before = prose[-1].strip() if prose and prose[-1].strip() else ""
-                target = inside[-1] if inside else before
-                if not inside and before:
-                    prose.pop()
-                flush()
-                parts.append(("action", f"edit {target or '(file not named)'}"))
-            else:
-                prose.extend(lines[i : j + 1])
-            i = j + 1
+        if not _EDIT_START.match(lines[i]):
+            prose.append(lines[i])
+            i += 1
             continue
-        prose.append(lines[i])
-        i += 1
+        k = len(prose) - 1
+        while k >= 0 and (not prose[k].strip() or _FENCE.match(prose[k])):
+            k -= 1
+        target = prose[k].strip() if k >= 0 else ""
+        del prose[max(k, 0) :]
+        flush()
+        parts.append(("action", f"edit {target or '(file not named)'}"))
+        j = i + 1
+        while j < len(lines) and not _EDIT_END.match(lines[j]):
+            j += 1
+        i = j + 1
+        if i < len(lines) and _FENCE.match(lines[i]) and not lines[i].strip().strip("`~"):
+            i += 1
     flush()
     return parts
 

@@ -14,7 +14,9 @@ from service.domain.models import IngestUnit
 _BOOKKEEPING = frozenset({"summary", "system", "file-history-snapshot", "queue-operation"})
 _COMMAND = re.compile(r"<command-name>\s*(/?[^<]*?)\s*</command-name>")
 _COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
-_LOCAL_OUTPUT = re.compile(r"^\s*<(local-command-stdout|local-command-stderr|bash-stdout|bash-stderr)>")
+_LOCAL_OUTPUT = re.compile(
+    r"^\s*<(local-command-stdout|local-command-stderr|bash-stdout|bash-stderr)>"
+)
 _INTERRUPTED = re.compile(r"^\s*\[Request interrupted")
 #: Tool results that say the user refused the call.
 _REFUSED = ("The user doesn't want to proceed with this tool use", "tool use was rejected")
@@ -98,13 +100,15 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
         if record.get("isMeta"):
             skipped["meta"] += 1
             continue
-        message = record.get("message") if isinstance(record.get("message"), dict) else {}
-        blocks = message.get("content")
+        message = record.get("message")
+        blocks = message.get("content") if isinstance(message, dict) else None
         when = parse_time(record.get("timestamp"))
         if kind == "user":
-            results = [
-                b for b in blocks or [] if isinstance(b, dict) and b.get("type") == "tool_result"
-            ] if isinstance(blocks, list) else []
+            results = (
+                [b for b in blocks or [] if isinstance(b, dict) and b.get("type") == "tool_result"]
+                if isinstance(blocks, list)
+                else []
+            )
             current = session.current
             for block in results:
                 if current is None:

@@ -67,8 +67,10 @@ def _jsonl_format(records: list[dict[str, Any]]) -> Detection | None:
     if codex * 2 >= n:
         return Detection(
             "codex",
-            (f"JSON Lines, {codex}/{n} lines are rollout items ({{type, payload}}: "
-             "session_meta/response_item/event_msg)",),
+            (
+                f"JSON Lines, {codex}/{n} lines are rollout items ({{type, payload}}: "
+                "session_meta/response_item/event_msg)",
+            ),
         )
     claude = sum(
         1
@@ -80,8 +82,10 @@ def _jsonl_format(records: list[dict[str, Any]]) -> Detection | None:
     if claude and claude * 2 >= sum(1 for r in records if r.get("type") in ("user", "assistant")):
         return Detection(
             "claude-code",
-            (f"JSON Lines, {claude}/{n} lines are user/assistant turns with 'message' and "
-             "uuid/parentUuid/sessionId",),
+            (
+                f"JSON Lines, {claude}/{n} lines are user/assistant turns with 'message' and "
+                "uuid/parentUuid/sessionId",
+            ),
         )
     return None
 
@@ -100,7 +104,11 @@ def _text_session(content: str) -> Detection | None:
     if agent >= 2 and users >= 1 and tools >= 1:
         return Detection(
             "terminal",
-            (f"{users} '> ' prompts", f"{agent} '⏺'/'✦' agent lines", f"{tools} tool call/result lines"),
+            (
+                f"{users} '> ' prompts",
+                f"{agent} '⏺'/'✦' agent lines",
+                f"{tools} tool call/result lines",
+            ),
         )
     return None
 

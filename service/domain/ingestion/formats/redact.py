@@ -20,7 +20,9 @@ SECRET_PATTERNS: dict[str, re.Pattern[str]] = {
     "aws_access_key": re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Z0-9])"),
     "slack_token": re.compile(r"(?<![A-Za-z0-9])xox[abposr]-[A-Za-z0-9\-]{10,}"),
     "google_api_key": re.compile(r"(?<![A-Za-z0-9])AIza[0-9A-Za-z_\-]{35}"),
-    "jwt": re.compile(r"(?<![A-Za-z0-9])eyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}"),
+    "jwt": re.compile(
+        r"(?<![A-Za-z0-9])eyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}"
+    ),
     "bearer_token": re.compile(r"(?<=[Bb]earer )[A-Za-z0-9._~+/=\-]{20,}"),
 }
 
@@ -32,7 +34,9 @@ _ASSIGNMENT = re.compile(
     r"access[_-]?token|auth[_-]?token|secret[_-]?key)[\"']?\s*[:=]\s*[\"']?)"
     r"(?![\"'<\[$*{%])([^\s\"'\\,;)}\].(]{6,})(?![.(])"
 )
-_PLACEHOLDER = re.compile(r"(?i)^(?:x+|\*+|\.+|changeme|example\w*|your\w*|none|null|true|false|redacted\w*)$")
+_PLACEHOLDER = re.compile(
+    r"(?i)^(?:x+|\*+|\.+|changeme|example\w*|your\w*|none|null|true|false|redacted\w*)$"
+)
 
 
 def redact(text: str) -> tuple[str, Counter[str]]:

@@ -217,7 +217,9 @@ class SessionTrace:
             steps.append(StepDraft(kind=StepKind.CONCLUSION, content=text))
         elif self.last_prose is not None:
             text = f"Last answer (rejected by the user): {steps[self.last_prose].content}"
-            steps.append(StepDraft(kind=StepKind.CONCLUSION, content=truncate(text, MAX_STEP_CHARS)))
+            steps.append(
+                StepDraft(kind=StepKind.CONCLUSION, content=truncate(text, MAX_STEP_CHARS))
+            )
         else:
             return tuple(steps), None
         produced = ProducedDraft(
@@ -302,9 +304,7 @@ class Session:
 
     def units(self, fmt: str, label: str, extra: dict[str, Any] | None = None) -> list[IngestUnit]:
         """Return one unit per trace, in order (``request-1``, ``request-2``, ...)."""
-        return [
-            t.unit(fmt, label, i + 1, dict(extra or {})) for i, t in enumerate(self.traces)
-        ]
+        return [t.unit(fmt, label, i + 1, dict(extra or {})) for i, t in enumerate(self.traces)]
 
 
 def describe_call(name: str, args: Any) -> str:

@@ -16,7 +16,7 @@ THINKING = re.compile(r"^✻ Thinking")
 BOX_TOP = re.compile(r"^\s*╭")
 BOX_LINE = re.compile(r"^\s*│ ?(.*?)\s*│?\s*$")
 BOX_BOTTOM = re.compile(r"^\s*╰")
-GEMINI_TOOL = re.compile(r"^(\S)\s+([A-Z]\w*)\s*(.*)$")
+GEMINI_TOOL = re.compile(r"^([✔✓✗✘x⊘⊷○?-])\s+([A-Z]\w*)\s*(.*)$")
 #: Markers of a tool call the user refused or cancelled.
 _REFUSED = ("No (tell Claude what to do differently)", "Request cancelled")
 _REFUSED_MARKERS = frozenset({"-", "✗", "x", "⊘"})
@@ -29,7 +29,7 @@ def _element_lines(lines: list[str], i: int) -> tuple[list[str], int]:
         line = lines[i]
         if line.strip() and not line.startswith((" ", "\t")):
             break
-        if RESULT.match(line) or BOX_TOP.match(line) or BOX_LINE.match(line) and line.lstrip().startswith("│"):
+        if RESULT.match(line) or BOX_TOP.match(line) or line.lstrip().startswith("│"):
             break
         out.append(line.strip())
         i += 1
