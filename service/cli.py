@@ -176,7 +176,12 @@ def ingest(
         typer.Argument(help="Files, or folders read recursively.", exists=True, readable=True),
     ],
     fmt: Annotated[
-        str, typer.Option("--format", "-f", help="auto, swe-agent, react, openhands, adr or text.")
+        str,
+        typer.Option(
+            "--format",
+            "-f",
+            help="auto, swe-agent, react, openhands, claude-code, codex, aider, terminal, adr or text.",
+        ),
     ] = "auto",
     namespace: Annotated[
         str, typer.Option("--namespace", "-n", help="Namespace written to.")
