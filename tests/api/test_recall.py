@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from neo4j import Driver
 
+from service.domain.ingestion.formats.adr_sections import read_document
 from service.domain.retrieval import RetrievalConfig, RetrievalRequest, RetrievalService
 from service.embeddings import Embedder
 from tests.conftest import Tenant
@@ -368,14 +369,20 @@ def test_poor_traces_rank_lower_and_rejected_ones_last(
 
 
 def adr_decision_text(path: Path) -> tuple[str, str]:
-    """Return (title, title + first prose paragraph(s) of at least 120 characters) of an ADR."""
+    """Return (title, title + first prose paragraph(s) of at least 120 characters) of an ADR.
+
+    The title is the ADR parser's (`read_document`: the first `# ` heading, else the front
+    matter's `title`), so records without a level-one heading are read too.
+    """
     text = path.read_text(encoding="utf-8")
+    title = read_document(text).title
     text = re.sub(r"\A---\n.*?\n---\n", "", text, flags=re.DOTALL)
-    title = next(line[2:].strip() for line in text.splitlines() if line.startswith("# "))
     prose = []
     for para in re.split(r"\n\s*\n", text):
         para = para.strip()
-        if not para or para.startswith(("#", ">", "-", "*", "<!--", "```", "|", "Technical Story")):
+        if not para or para.startswith(
+            ("#", ">", "-", "*", "<!--", "```", "|", ":::", "Technical Story")
+        ):
             continue
         prose.append(" ".join(para.split()))
         if sum(len(p) for p in prose) >= 120:
@@ -429,6 +436,21 @@ ADR_QUERIES = [
         "20201016-use-the-adr-slug-as-its-unique-id",
     ),
     ("should a decision record say whether it is accepted or deprecated?", "0008-add-status-field"),
+    # the records added with the other templates (Alexandrian, Tyree & Akerman, front matter, changelog)
+    (
+        "which template should our architecture decision records follow?",
+        "012adr-adopt-adr-template",
+    ),
+    (
+        "load configuration from files, environment variables and the command line",
+        "013adr-configuration",
+    ),
+    ("which HTTP client library should backend code use to fetch data?", "adr013-use-node-fetch"),
+    ("make fewer Go packages public to shrink the API surface", "adr-109-reduce-go-api-surface"),
+    (
+        "where do we document architecture decisions so that everyone can read them",
+        "2021-12-12_create_an_adl",
+    ),
     (
         "where to keep metadata like date and decision makers in the markdown file",
         "0013-use-yaml-front-matter-for-meta-data",
@@ -437,9 +459,10 @@ ADR_QUERIES = [
 
 
 def test_adr_recall_at_3(tenant: Tenant) -> None:
-    """9 ADRs (title + first paragraph) as decisions beside the flaky-test story; 13 paraphrased questions.
+    """17 ADRs (title + first paragraph) as decisions beside the flaky-test story; 18 paraphrased questions.
 
-    recall@3 = 1.00 measured (13/13; recall@1 = 11/13 = 0.85); asserting recall@3 >= 0.85.
+    Measured: see the figure below the assertion's threshold in the report of issue 15;
+    asserting recall@3 >= 0.85.
     """
     flaky_test_story(tenant)
     by_name = {}
@@ -448,7 +471,7 @@ def test_adr_recall_at_3(tenant: Tenant) -> None:
             continue
         _, text = adr_decision_text(path)
         by_name[path.stem] = memory(tenant, text, kind="decision")["memory_id"]
-    assert len(by_name) == 9
+    assert len(by_name) == 17
     hits = 0
     misses = []
     for query, name in ADR_QUERIES:
