@@ -26,6 +26,7 @@ from service.api.routes import (
 from service.container import Services, build_services
 from service.domain.maintenance import MaintenanceScheduler
 from service.embeddings import Embedder
+from service.mcp.http import McpMount
 from service.settings import Settings, get_settings
 
 log = logging.getLogger("rationale")
@@ -62,7 +63,8 @@ def create_app(settings: Settings | None = None, embedder: Embedder | None = Non
         scheduler = MaintenanceScheduler(services.maintenance, settings.maintenance_schedule_s)
         scheduler.start()  # a no-op when maintenance_schedule_s is 0
         try:
-            yield
+            async with mcp.running():
+                yield
         finally:
             scheduler.stop()
             services.close()
@@ -83,4 +85,5 @@ def create_app(settings: Settings | None = None, embedder: Embedder | None = Non
     app.include_router(retrieval.router)
     app.include_router(diagnostics.router)
     app.include_router(guide.router)
+    mcp = McpMount(app, settings)  # streamable HTTP MCP at /mcp, same keys
     return app

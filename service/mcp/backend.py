@@ -1,0 +1,86 @@
+"""What the MCP tools call: one operation per REST endpoint, answers in the REST JSON shapes."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+#: A JSON object as the REST API sends it (times are ISO 8601 strings).
+Json = dict[str, Any]
+
+
+class BackendError(Exception):
+    """A refused or failed operation, as the REST API reports it.
+
+    Args:
+        status: the HTTP status the REST API answers (401, 403, 404, 409, 413, 422, 503...).
+        code: the stable dotted code (`memory.not_found`, `reasoning.rejected`...).
+        detail: the message, or the list of validation errors for `input.invalid`.
+        extra: further fields of the error body (`quality` for `reasoning.rejected`...).
+    """
+
+    def __init__(self, status: int, code: str, detail: Any, extra: Json | None = None) -> None:
+        super().__init__(f"{code}: {detail}")
+        self.status = status
+        self.code = code
+        self.detail = detail
+        self.extra = extra or {}
+
+    def body(self) -> Json:
+        """Return the error as the REST API's body plus its status: `{status, code, detail, ...}`."""
+        return {"status": self.status, "code": self.code, "detail": self.detail, **self.extra}
+
+
+class Backend(Protocol):
+    """The operations behind the tools, for one caller (its namespace and scopes are bound in).
+
+    Bodies are the REST request bodies of DESIGN §8 as plain JSON; every method returns the REST
+    answer's JSON and raises `BackendError` with the REST status and code when refused.
+    """
+
+    async def remember(self, body: Json) -> Json:
+        """`POST /v1/memories` (scope write): the memory plus `created`."""
+        ...
+
+    async def record_reasoning(self, body: Json) -> Json:
+        """`POST /v1/reasoning` (scope write): the trace; `reasoning.rejected` with `quality`."""
+        ...
+
+    async def recall(self, body: Json) -> Json:
+        """`POST /v1/recall` (scope read): `{items, count}`."""
+        ...
+
+    async def search(self, body: Json) -> Json:
+        """`POST /v1/search` (scope read): `{items, count}`."""
+        ...
+
+    async def get_memory(self, memory_id: str, as_of: str | None, known_at: str | None) -> Json:
+        """`GET /v1/memories/{id}` (scope read): one version."""
+        ...
+
+    async def history(self, memory_id: str) -> Json:
+        """`GET /v1/memories/{id}/history` (scope read): `{items, count}`, oldest first."""
+        ...
+
+    async def lineage(self, memory_id: str) -> Json:
+        """`GET /v1/memories/{id}/lineage` (scope read): `{memory, versions, traces}`."""
+        ...
+
+    async def challenge(self, memory_id: str, body: Json) -> Json:
+        """`POST /v1/memories/{id}/challenge` (scope write): lineage plus `revisit`."""
+        ...
+
+    async def dependents(self, memory_id: str) -> Json:
+        """`GET /v1/memories/{id}/dependents` (scope read): `{items, count}`."""
+        ...
+
+    async def invalidate(self, memory_id: str, body: Json) -> Json:
+        """`POST /v1/memories/{id}/invalidate` (scope write): the closed version."""
+        ...
+
+    async def retract(self, memory_id: str, body: Json) -> Json:
+        """`POST /v1/memories/{id}/retract` (scope write): the retracted version."""
+        ...
+
+    async def ingest(self, body: Json) -> Json:
+        """`POST /v1/ingest` (scope ingest): the ingest report."""
+        ...

@@ -1,0 +1,124 @@
+"""Streamable HTTP MCP at `/mcp` on the running service, authenticated by the REST API keys.
+
+Every request is authenticated before the MCP layer sees it, with the same rules and the same
+401 body as REST (`auth.invalid_key`, `WWW-Authenticate: Bearer`); dev mode (no keys) is
+namespace `default` with every scope. Each tool call then resolves its caller again from its own
+request's key and runs in-process on the domain services in that namespace; a key without the
+tool's scope gets a tool error `auth.forbidden` (status 403), since one HTTP request may carry
+any tool. Stateless and JSON-answering, so any replica can serve any call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from mcp.server.mcpserver import Context
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.applications import Starlette
+from starlette.datastructures import Headers
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.types import Receive, Scope, Send
+
+from service.api.auth import Principal, authenticate
+from service.container import Services
+from service.errors import AuthError
+from service.mcp.backend import Backend, BackendError
+from service.mcp.local import LocalBackend
+from service.mcp.tools import RationaleServer
+from service.settings import Settings
+
+#: Where the MCP endpoint is served.
+MCP_PATH = "/mcp"
+
+_LOOPBACK_HOSTS = ["127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.0.1", "localhost", "[::1]"]
+_LOOPBACK_ORIGINS = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
+
+
+def _services(scope: Scope) -> Services:
+    services: Services = scope["app"].state.services
+    return services
+
+
+def _principal(services: Services, authorization: str | None) -> Principal:
+    return authenticate(services.settings, authorization)
+
+
+async def _backend_for(ctx: Context[Any, Any]) -> Backend:
+    """Return the in-process backend for the caller of this tool call (its request's key)."""
+    request = ctx.request_context.request
+    if not isinstance(request, Request):
+        raise BackendError(401, AuthError.code, "no HTTP request carries this call")
+    services = _services(request.scope)
+    try:
+        principal = _principal(services, request.headers.get("authorization"))
+    except AuthError as exc:
+        raise BackendError(401, exc.code, exc.message) from exc
+    return LocalBackend(services, principal)
+
+
+class McpEndpoint:
+    """The ASGI app behind `/mcp`: refuse a missing or unknown key (401), else serve MCP.
+
+    Args:
+        server: the MCP server whose session manager serves the requests.
+    """
+
+    def __init__(self, server: RationaleServer) -> None:
+        self.server = server
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Authenticate the request, then hand it to the MCP session manager."""
+        try:
+            _principal(_services(scope), Headers(scope=scope).get("authorization"))
+        except AuthError as exc:
+            refusal = JSONResponse(
+                {"detail": exc.message, "code": exc.code},
+                status_code=401,
+                headers={"WWW-Authenticate": "Bearer"},
+            )
+            await refusal(scope, receive, send)
+            return
+        await self.server.session_manager.handle_request(scope, receive, send)
+
+
+class McpMount:
+    """The MCP server mounted on an app; run `running()` inside the app's lifespan.
+
+    Args:
+        app: the FastAPI (Starlette) app to add the `/mcp` route to.
+        settings: the app's settings (dev mode turns on the SDK's DNS-rebinding protection,
+            loopback Host/Origin only, since nothing else guards an unauthenticated endpoint;
+            `max_body_bytes` caps a request as for REST).
+    """
+
+    def __init__(self, app: Starlette, settings: Settings) -> None:
+        self.server = RationaleServer(_backend_for)
+        self.settings = settings
+        app.add_route(
+            MCP_PATH,
+            McpEndpoint(self.server),  # type: ignore[arg-type]  # an ASGI app, not a handler
+            methods=["GET", "POST", "DELETE"],
+            include_in_schema=False,
+        )
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        """Run a fresh MCP session manager for the app's lifetime (one per lifespan: it runs once)."""
+        security = TransportSecuritySettings(
+            enable_dns_rebinding_protection=self.settings.dev_mode,
+            allowed_hosts=_LOOPBACK_HOSTS,
+            allowed_origins=_LOOPBACK_ORIGINS,
+        )
+        # Builds the session manager; the Starlette app it returns is not used (our route is).
+        self.server.streamable_http_app(
+            streamable_http_path=MCP_PATH,
+            stateless_http=True,
+            json_response=True,
+            transport_security=security,
+            max_request_body_size=self.settings.max_body_bytes,
+        )
+        async with self.server.session_manager.run():
+            yield

@@ -1,0 +1,198 @@
+"""Short text renderings of the REST answers, written for an LLM to read (numbered, one line each)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.mcp.backend import BackendError, Json
+
+
+def _when(value: Any) -> str:
+    return str(value) if value else "now"
+
+
+def memory_line(m: Json) -> str:
+    """Render one memory version on one line: kind, content, then id, version and its times.
+
+    Args:
+        m: a memory in the REST shape (`memory_id`, `version`, `kind`, `content`, times...).
+
+    Returns:
+        e.g. `[decision] Use a lock (id 3f..., v2, challenged, valid 2024-... to now, by user)`.
+    """
+    facts = [f"id {m.get('memory_id')}", f"v{m.get('version')}"]
+    if m.get("status"):
+        facts.append(str(m["status"]))
+    if m.get("subject") or m.get("attribute"):
+        facts.append(f"key {m.get('subject')}.{m.get('attribute')}")
+    if m.get("confidence") is not None:
+        facts.append(f"confidence {m['confidence']:g}")
+    facts.append(f"valid {_when(m.get('valid_from'))} to {_when(m.get('valid_to'))}")
+    if m.get("system_to"):
+        facts.append(f"no longer believed since {m['system_to']}")
+    origin = (m.get("created_by") or {}).get("origin")
+    if origin:
+        facts.append(f"by {origin}")
+    return f"[{m.get('kind')}] {m.get('content')} ({', '.join(facts)})"
+
+
+def _cite(c: Json) -> str:
+    state = "still valid" if c.get("still_valid") else f"{c.get('change') or 'changed'}"
+    if c.get("changed_at") and not c.get("still_valid"):
+        state += f" at {c['changed_at']}"
+    return f"{c.get('memory_id')} v{c.get('version')} ({state})"
+
+
+def step_lines(steps: list[Json], indent: str = "") -> list[str]:
+    """Render a trace's steps as numbered lines (numbered from 1), rejected hypotheses marked.
+
+    Args:
+        steps: the trace's `steps` (REST shape; `index`, `rejected_by` and `rejects` are 0-based).
+        indent: prefix of every line.
+
+    Returns:
+        One line per step, e.g. `2. [thought, hypothesis] Maybe the cache (rejected by step 4)`.
+    """
+    lines = []
+    for s in sorted(steps, key=lambda s: int(s.get("index", 0))):
+        label = str(s.get("kind"))
+        if s.get("status") and s["status"] != "asserted":
+            label += f", {s['status']}"
+        line = f"{indent}{int(s.get('index', 0)) + 1}. [{label}] {s.get('content')}"
+        if s.get("rejected_by") is not None:
+            line += f" (rejected by step {int(s['rejected_by']) + 1})"
+        elif s.get("status") == "rejected":
+            line += " (rejected)"
+        if s.get("rejects"):
+            line += " (rules out step " + ", ".join(str(int(i) + 1) for i in s["rejects"]) + ")"
+        if s.get("cites"):
+            line += " cites " + "; ".join(_cite(c) for c in s["cites"])
+        lines.append(line)
+    return lines
+
+
+def trace(t: Json, indent: str = "") -> str:
+    """Render a reasoning trace: header, task, numbered steps, conclusion and what it produced."""
+    quality = t.get("quality") or {}
+    origin = (t.get("created_by") or {}).get("origin")
+    lines = [
+        f"{indent}Reasoning trace {t.get('trace_id') or t.get('memory_id')} (origin {origin}, "
+        f"quality {quality.get('verdict')} {quality.get('score')})",
+        f"{indent}Task: {t.get('task')}",
+        *step_lines(list(t.get("steps") or []), indent),
+    ]
+    if t.get("conclusion"):
+        lines.append(f"{indent}Conclusion: {t['conclusion']}")
+    lines.extend(f"{indent}Produced: {memory_line(m)}" for m in t.get("produced") or [])
+    return "\n".join(lines)
+
+
+def lineage(answer: Json) -> str:
+    """Render a lineage: the memory, its versions, and each trace that produced any of them."""
+    versions = list(answer.get("versions") or [])
+    traces = list(answer.get("traces") or [])
+    lines = [f"Lineage of {memory_line(answer.get('memory') or {})}"]
+    lines.append(f"Versions ({len(versions)}, oldest first):")
+    lines.extend(f"  {memory_line(v)}" for v in versions)
+    if not traces:
+        lines.append("No recorded reasoning produced it.")
+    for t in traces:
+        lines.append(trace(t))
+    return "\n".join(lines)
+
+
+def challenge(answer: Json) -> str:
+    """Render a challenge: the lineage, then the steps whose cited evidence has changed."""
+    revisit = list(answer.get("revisit") or [])
+    lines = [lineage(answer)]
+    if not revisit:
+        lines.append("Nothing to revisit: all cited evidence still holds.")
+    else:
+        lines.append(f"Steps to revisit ({len(revisit)}):")
+        lines.extend(
+            f"- trace {r.get('trace_id')} step {int(r.get('step', 0)) + 1}: cited "
+            f"{r.get('memory_id')} v{r.get('version')} was {r.get('change')} at "
+            f"{_when(r.get('changed_at'))}"
+            for r in revisit
+        )
+    return "\n".join(lines)
+
+
+def ranked(answer: Json, what: str) -> str:
+    """Render recall or search items, best first; a trace comes with its numbered steps."""
+    items = list(answer.get("items") or [])
+    if not items:
+        return f"No {what} results."
+    lines = [f"{len(items)} {what} result(s), best first:"]
+    for n, item in enumerate(items, 1):
+        notes = [f"score {float(item.get('score', 0.0)):.3f}", f"origin {item.get('origin')}"]
+        if item.get("has_reasoning"):
+            notes.append("has reasoning")
+        if item.get("lineage"):
+            notes.append(f"lineage {item['lineage']}")
+        if item.get("current") is False:
+            notes.append("closed version")
+        if item.get("kind") == "reasoning":
+            lines.append(f"{n}. ({'; '.join(notes)})")
+            lines.append(trace(item, indent="   "))
+        else:
+            lines.append(f"{n}. {memory_line(item)} ({'; '.join(notes)})")
+    return "\n".join(lines)
+
+
+def memories(answer: Json, title: str) -> str:
+    """Render a `{items, count}` list of memories under a title."""
+    items = list(answer.get("items") or [])
+    if not items:
+        return f"{title}: none."
+    lines = [f"{n}. {memory_line(m)}" for n, m in enumerate(items, 1)]
+    return "\n".join([f"{title} ({len(items)}):", *lines])
+
+
+def created(answer: Json) -> str:
+    """Render the answer to remember: the memory, and whether it was new."""
+    verb = "Created" if answer.get("created", True) else "Already known (nothing written)"
+    return f"{verb}: {memory_line(answer)}"
+
+
+def ingest(answer: Json) -> str:
+    """Render an ingest report: what was created, per kind, and each trace's quality."""
+    chunks = answer.get("chunks") or {}
+    made = ", ".join(f"{k} {v}" for k, v in sorted((answer.get("created") or {}).items()))
+    lines = [
+        f"Ingested {answer.get('source_name')} as {answer.get('format')} "
+        f"({'new' if answer.get('new') else 'seen before'}, {answer.get('status')}); "
+        f"source {answer.get('source_id')}",
+        f"Created: {made or 'nothing new'}",
+        f"Units: {chunks.get('ok', 0)} ok, {chunks.get('failed', 0)} failed, "
+        f"{chunks.get('refused', 0)} refused",
+        f"Memories: {len(answer.get('memory_ids') or [])}; traces: "
+        + (", ".join(answer.get("trace_ids") or []) or "none"),
+    ]
+    for q in answer.get("quality") or []:
+        issues = ", ".join(q.get("issues") or []) or "no issues"
+        lines.append(f"- {q.get('unit')}: {q.get('verdict')} {q.get('score')} ({issues})")
+    return "\n".join(lines)
+
+
+def error(exc: BackendError) -> str:
+    """Render a refusal: code, status and message, then the quality issues or invalid fields."""
+    lines = [f"Refused: {exc.code} (HTTP {exc.status})"]
+    if isinstance(exc.detail, list):
+        for e in exc.detail:
+            where = ".".join(str(p) for p in (e.get("loc") or []) if p != "body")
+            lines.append(f"- {where or 'input'}: {e.get('msg')}")
+    else:
+        lines[0] += f": {exc.detail}"
+    quality = exc.extra.get("quality")
+    if isinstance(quality, dict):
+        lines.append(f"Quality: {quality.get('verdict')}, score {quality.get('score')}")
+        for issue in quality.get("issues") or []:
+            step = issue.get("step")
+            at = f" (step {int(step) + 1})" if step is not None else ""
+            lines.append(
+                f"- [{issue.get('severity')}] {issue.get('code')}{at}: {issue.get('message')}"
+            )
+    if exc.extra.get("missing"):
+        lines.append(f"Missing: {exc.extra['missing']}")
+    return "\n".join(lines)

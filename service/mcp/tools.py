@@ -1,0 +1,332 @@
+"""The MCP tools, defined once over a `Backend`: one tool per use case, each with a JSON schema.
+
+A tool's result is the REST answer as structured content plus a short text rendering; a refusal
+(bad input, missing scope, quality gate, not found) is a tool error (`isError: true`) whose text
+names the code and the issues and whose structured content is the REST error body plus `status`.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any, Literal
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import BaseModel, ConfigDict, Field
+
+from service.mcp import render
+from service.mcp.backend import Backend, BackendError, Json
+
+#: The kinds `remember` creates (the domain's `WRITABLE_KINDS`; a unit test keeps them equal).
+MemoryKind = Literal["fact", "decision", "procedure", "observation"]
+#: Every kind, for the `kinds` filter of recall and search (the domain's `Kind`).
+AnyKind = Literal["fact", "decision", "procedure", "observation", "reasoning"]
+StepKind = Literal["thought", "action", "observation", "decision", "conclusion"]
+StepStatus = Literal["asserted", "hypothesis", "rejected"]
+IngestFormat = Literal["auto", "swe-agent", "react", "openhands", "adr", "text"]
+
+BackendFor = Callable[["Context[Any, Any]"], Awaitable[Backend]]
+
+INSTRUCTIONS = """Rationale is agent memory that keeps why next to what. Store facts, decisions,
+procedures and observations with `remember`; store how you reached a decision with
+`record_reasoning` (steps, the evidence each cites by memory_id, hypotheses you ruled out). Before
+acting, `recall` what is relevant. To question a past decision, read its `lineage` or `challenge`
+it (which lists the steps whose evidence has since changed). Everything is scoped to the
+namespace of your API key."""
+
+MemoryId = Annotated[str, Field(min_length=1, description="The memory's memory_id.")]
+Time = Annotated[
+    str | None,
+    Field(
+        description="ISO 8601 time with an offset, e.g. 2024-05-01T00:00:00Z.",
+        json_schema_extra={"format": "date-time"},
+    ),
+]
+Reason = Annotated[str, Field(min_length=1, max_length=2000, description="Why, in a sentence.")]
+Actor = Annotated[
+    str | None, Field(description="Who writes (e.g. agent:ci-triage); default the key's name.")
+]
+
+
+class StepArg(BaseModel):
+    """One reasoning step to record (`rejects` holds 0-based indexes of earlier steps)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: StepKind = Field(description="thought, action, observation, decision or conclusion.")
+    content: str = Field(min_length=1, description="What was thought, done or seen.")
+    status: StepStatus | None = Field(
+        default=None, description="hypothesis for a guess under test; default asserted."
+    )
+    rejects: list[int] = Field(
+        default_factory=list,
+        description="0-based indexes of earlier hypotheses this step rules out.",
+    )
+    cites: list[str] = Field(
+        default_factory=list, description="memory_ids of the evidence this step relies on."
+    )
+
+
+class ProducedArg(BaseModel):
+    """The memory a trace creates as its outcome (usually a decision)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: MemoryKind = Field(default="decision", description="Usually decision.")
+    content: str = Field(min_length=1, description="The decision (or fact...) itself.")
+    confidence: float | None = Field(default=None, ge=0, le=1, description="In [0, 1].")
+    subject: str | None = Field(default=None, description="Key subject (facts).")
+    attribute: str | None = Field(default=None, description="Key attribute (facts).")
+
+
+class RationaleServer(MCPServer[Any]):
+    """An `MCPServer` with Rationale's tools, each calling the backend its transport provides.
+
+    Args:
+        backend_for: returns the backend for the caller of one tool call (HTTP: the domain as
+            the request's key; stdio: the REST client); raises `BackendError` to refuse.
+    """
+
+    def __init__(self, backend_for: BackendFor) -> None:
+        super().__init__(name="rationale", instructions=INSTRUCTIONS, version="0.1.0")
+        self.backend_for = backend_for
+        for fn, hints in TOOLS:
+            self.add_tool(fn, description=inspect.cleandoc(fn.__doc__ or ""), annotations=hints)
+
+
+def _args(**values: Any) -> Json:
+    """Return the request body: the given arguments without the unset (None) ones."""
+    return {k: v for k, v in values.items() if v is not None}
+
+
+async def _call(
+    ctx: Context[Any, Any], op: Callable[[Backend], Awaitable[Json]], text: Callable[[Json], str]
+) -> CallToolResult:
+    server = ctx.mcp_server
+    assert isinstance(server, RationaleServer)
+    try:
+        answer = await op(await server.backend_for(ctx))
+    except BackendError as exc:
+        return CallToolResult(
+            content=[TextContent(type="text", text=render.error(exc))],
+            structured_content={"error": exc.body()},
+            is_error=True,
+        )
+    return CallToolResult(
+        content=[TextContent(type="text", text=text(answer))], structured_content=answer
+    )
+
+
+async def remember(
+    ctx: Context[Any, Any],
+    kind: Annotated[MemoryKind, Field(description="fact, decision, procedure or observation.")],
+    content: Annotated[str, Field(min_length=1, description="The memory's text.")],
+    subject: Annotated[str | None, Field(description="Key subject of a fact, e.g. alice.")] = None,
+    attribute: Annotated[
+        str | None, Field(description="Key attribute of a fact, e.g. home_district.")
+    ] = None,
+    confidence: Annotated[float | None, Field(ge=0, le=1, description="In [0, 1].")] = None,
+    status: Annotated[
+        Literal["active", "challenged", "retracted"] | None,
+        Field(description="A decision's status; default active."),
+    ] = None,
+    trigger: Annotated[str | None, Field(description="When a procedure applies.")] = None,
+    valid_from: Time = None,
+    valid_to: Time = None,
+    metadata: Annotated[dict[str, Any] | None, Field(description="Free JSON metadata.")] = None,
+    actor: Actor = None,
+) -> CallToolResult:
+    """Store a fact, decision, procedure or observation (scope write).
+
+    A fact with `subject` and `attribute` is keyed: a new value for the same key becomes a new
+    version of it. Remembering the same thing twice writes nothing (`created: false`). Returns
+    the memory with its memory_id, to cite from `record_reasoning`.
+    """
+    body = _args(
+        kind=kind, content=content, subject=subject, attribute=attribute, confidence=confidence,
+        status=status, trigger=trigger, valid_from=valid_from, valid_to=valid_to,
+        metadata=metadata, actor=actor,
+    )  # fmt: skip
+    return await _call(ctx, lambda b: b.remember(body), render.created)
+
+
+async def record_reasoning(
+    ctx: Context[Any, Any],
+    task: Annotated[str, Field(min_length=1, description="The question the reasoning served.")],
+    steps: Annotated[list[StepArg], Field(description="The steps in order; index 0 first.")],
+    produced: Annotated[
+        ProducedArg | None, Field(description="A new memory this reasoning led to.")
+    ] = None,
+    produced_memory_id: Annotated[
+        str | None, Field(description="Or the memory_id of an existing memory it led to.")
+    ] = None,
+    self_assessment: Annotated[
+        dict[str, Any] | None, Field(description="Your own view of the reasoning; stored as is.")
+    ] = None,
+    actor: Actor = None,
+) -> CallToolResult:
+    """Record how a decision was reached: a reasoning trace, through the quality gate (scope write).
+
+    Cite evidence by memory_id in each step's `cites`; mark guesses `status: hypothesis` and rule
+    them out with a later step's `rejects` (0-based step indexes). The gate refuses circular,
+    repetitive or unsupported traces: the tool error names each issue and its step, so fix them
+    and call again. Returns the trace and what it produced.
+    """
+    body = _args(
+        task=task, steps=[s.model_dump(exclude_none=True) for s in steps],
+        produced=produced.model_dump(exclude_none=True) if produced else None,
+        produced_memory_id=produced_memory_id, self_assessment=self_assessment, actor=actor,
+    )  # fmt: skip
+    return await _call(ctx, lambda b: b.record_reasoning(body), render.trace)
+
+
+Query = Annotated[str, Field(min_length=1, description="What you need, in plain words.")]
+Limit = Annotated[int, Field(ge=1, le=100, description="At most this many items, 1..100.")]
+Kinds = Annotated[list[AnyKind] | None, Field(description="Only these kinds.")]
+
+
+async def recall(
+    ctx: Context[Any, Any],
+    query: Query,
+    limit: Limit = 10,
+    kinds: Kinds = None,
+    as_of: Time = None,
+    known_at: Time = None,
+) -> CallToolResult:
+    """Recall what is relevant as context: current, valid memories and whole traces (scope read).
+
+    Ranked best first; an item produced by reasoning says so (`has_reasoning`, its lineage path).
+    `as_of` asks what was true at that time, `known_at` what was believed then.
+    """
+    body = _args(query=query, limit=limit, kinds=kinds, as_of=as_of, known_at=known_at)
+    return await _call(ctx, lambda b: b.recall(body), lambda a: render.ranked(a, "recall"))
+
+
+async def search(
+    ctx: Context[Any, Any],
+    query: Query,
+    limit: Limit = 10,
+    kinds: Kinds = None,
+    origins: Annotated[
+        list[str] | None, Field(description="Only from these doors: user, ingestion, maintenance.")
+    ] = None,
+    include_superseded: Annotated[
+        bool, Field(description="Also return closed (superseded, retracted) versions.")
+    ] = False,
+    as_of: Time = None,
+    known_at: Time = None,
+) -> CallToolResult:
+    """Look memories up explicitly, with each item's origin; maintenance proposals included (scope read)."""
+    body = _args(
+        query=query, limit=limit, kinds=kinds, origins=origins,
+        include_superseded=include_superseded, as_of=as_of, known_at=known_at,
+    )  # fmt: skip
+    return await _call(ctx, lambda b: b.search(body), lambda a: render.ranked(a, "search"))
+
+
+async def get_memory(
+    ctx: Context[Any, Any], memory_id: MemoryId, as_of: Time = None, known_at: Time = None
+) -> CallToolResult:
+    """Read one memory: the current version, or the one believed at `known_at` about `as_of` (scope read)."""
+    return await _call(ctx, lambda b: b.get_memory(memory_id, as_of, known_at), render.memory_line)
+
+
+async def history(ctx: Context[Any, Any], memory_id: MemoryId) -> CallToolResult:
+    """List every version of a memory, oldest first, with its times and provenance (scope read)."""
+    return await _call(
+        ctx, lambda b: b.history(memory_id), lambda a: render.memories(a, "Versions")
+    )
+
+
+async def lineage(ctx: Context[Any, Any], memory_id: MemoryId) -> CallToolResult:
+    """Explain why a memory exists: its versions and every reasoning trace that produced them (scope read).
+
+    Each trace reads as numbered steps with the evidence each cited (and whether it still holds);
+    rejected hypotheses are marked "(rejected by step N)".
+    """
+    return await _call(ctx, lambda b: b.lineage(memory_id), render.lineage)
+
+
+async def challenge(
+    ctx: Context[Any, Any], memory_id: MemoryId, reason: Reason, actor: Actor = None
+) -> CallToolResult:
+    """Question a decision: its lineage plus the steps whose cited evidence has since changed (scope write).
+
+    A decision becomes `challenged` (a new version); revisit the listed steps.
+    """
+    body = _args(reason=reason, actor=actor)
+    return await _call(ctx, lambda b: b.challenge(memory_id, body), render.challenge)
+
+
+async def dependents(ctx: Context[Any, Any], memory_id: MemoryId) -> CallToolResult:
+    """List the decisions resting on reasoning that cites this memory (scope read)."""
+    return await _call(
+        ctx,
+        lambda b: b.dependents(memory_id),
+        lambda a: render.memories(a, "Decisions resting on it"),
+    )
+
+
+async def invalidate(
+    ctx: Context[Any, Any],
+    memory_id: MemoryId,
+    reason: Reason,
+    valid_to: Time = None,
+    actor: Actor = None,
+) -> CallToolResult:
+    """Record that a memory stopped being true at `valid_to` (default now); history keeps it (scope write)."""
+    body = _args(reason=reason, valid_to=valid_to, actor=actor)
+    return await _call(
+        ctx,
+        lambda b: b.invalidate(memory_id, body),
+        lambda a: "Invalidated: " + render.memory_line(a),
+    )
+
+
+async def retract(
+    ctx: Context[Any, Any], memory_id: MemoryId, reason: Reason, actor: Actor = None
+) -> CallToolResult:
+    """Withdraw a memory that should never have been believed; history keeps it (scope write)."""
+    body = _args(reason=reason, actor=actor)
+    return await _call(
+        ctx, lambda b: b.retract(memory_id, body), lambda a: "Retracted: " + render.memory_line(a)
+    )
+
+
+async def ingest(
+    ctx: Context[Any, Any],
+    content: Annotated[
+        str, Field(min_length=1, description="The material (text, or JSON as text).")
+    ],
+    source_name: Annotated[str, Field(min_length=1, description="Its file name or URL.")],
+    format: Annotated[IngestFormat, Field(description="Its format; auto detects it.")] = "auto",
+) -> CallToolResult:
+    """Draw memories and reasoning out of material: agent trajectories, ADRs, notes (scope ingest).
+
+    Formats: swe-agent, react, openhands (trajectories), adr, text. Ingesting the same content
+    again creates nothing. Returns what was created, per kind, with each trace's quality.
+    """
+    body = _args(content=content, source_name=source_name, format=format)
+    return await _call(ctx, lambda b: b.ingest(body), render.ingest)
+
+
+_READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+_ADD = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+_CLOSE = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
+
+#: Every tool with its hints, in the order `tools/list` shows them.
+TOOLS: tuple[tuple[Callable[..., Awaitable[CallToolResult]], ToolAnnotations], ...] = (
+    (remember, _ADD.model_copy(update={"idempotent_hint": True})),
+    (record_reasoning, _ADD),
+    (recall, _READ),
+    (search, _READ),
+    (get_memory, _READ),
+    (history, _READ),
+    (lineage, _READ),
+    (challenge, _ADD),
+    (dependents, _READ),
+    (invalidate, _CLOSE),
+    (retract, _CLOSE),
+    (ingest, _ADD.model_copy(update={"idempotent_hint": True})),
+)
