@@ -410,5 +410,23 @@ def precedents(
     _json_out(result)
 
 
+@app.command()
+def mcp(
+    url: Annotated[
+        str, typer.Option(envvar="RATIONALE_URL", help="The Rationale service to proxy to.")
+    ] = "http://127.0.0.1:8000",
+    key: Annotated[
+        str | None,
+        typer.Option(envvar="RATIONALE_API_KEY", help="API key (its namespace and scopes apply)."),
+    ] = None,
+) -> None:
+    """Serve the MCP tools on stdio for an agent host, proxied to the service over REST."""
+    import anyio
+
+    from service.mcp.stdio import serve_stdio
+
+    anyio.run(serve_stdio, url, key)
+
+
 if __name__ == "__main__":
     app()

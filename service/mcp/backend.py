@@ -61,8 +61,8 @@ class Backend(Protocol):
         """`GET /v1/memories/{id}/history` (scope read): `{items, count}`, oldest first."""
         ...
 
-    async def lineage(self, memory_id: str) -> Json:
-        """`GET /v1/memories/{id}/lineage` (scope read): `{memory, versions, traces}`."""
+    async def lineage(self, memory_id: str, as_of: str | None, known_at: str | None) -> Json:
+        """`GET /v1/memories/{id}/lineage` (scope read): versions, traces, a decision's outcomes."""
         ...
 
     async def challenge(self, memory_id: str, body: Json) -> Json:
@@ -83,4 +83,12 @@ class Backend(Protocol):
 
     async def ingest(self, body: Json) -> Json:
         """`POST /v1/ingest` (scope ingest): the ingest report."""
+        ...
+
+    async def record_outcome(self, decision_id: str, body: Json) -> Json:
+        """`POST /v1/memories/{id}/outcomes` (scope write): the outcome and the decision after it."""
+        ...
+
+    async def find_precedents(self, body: Json) -> Json:
+        """`POST /v1/precedents` (scope read): `{items, count}` of past decisions."""
         ...

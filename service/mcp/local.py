@@ -19,16 +19,16 @@ from service.api.deps import user_writer
 from service.api.errors import status_for
 from service.container import Services
 from service.domain.models import NewMemory, Writer
+from service.domain.outcomes import NewOutcome
+from service.domain.precedents import PrecedentRequest
 from service.domain.reasoning import draft_from_body
 from service.domain.retrieval import RetrievalRequest, RetrievalResult
 from service.errors import RationaleError
 from service.mcp.backend import BackendError, Json
 from service.schemas import (
-    ChallengePublic,
     IngestReport,
     IngestRequest,
     InvalidateRequest,
-    LineagePublic,
     MemoriesPublic,
     MemoryCreate,
     MemoryCreated,
@@ -40,6 +40,14 @@ from service.schemas import (
     TraceCreate,
     TracePublic,
     UtcDatetime,
+)
+from service.schemas.outcomes import (
+    ChallengeWithOutcomes,
+    LineageWithOutcomes,
+    OutcomeCreate,
+    OutcomeRecorded,
+    PrecedentsPublic,
+    PrecedentsRequest,
 )
 
 M = TypeVar("M", bound=BaseModel)
@@ -166,12 +174,17 @@ class LocalBackend:
             "read", MemoriesPublic, lambda: _listing(self._services.memories.history(ns, memory_id))
         )
 
-    async def lineage(self, memory_id: str) -> Json:
-        """Versions and producing traces (scope read), as `GET /v1/memories/{id}/lineage`."""
-        ns = self._principal.namespace
-        return await self._run(
-            "read", LineagePublic, lambda: asdict(self._services.reasoning.lineage(ns, memory_id))
-        )
+    async def lineage(self, memory_id: str, as_of: str | None, known_at: str | None) -> Json:
+        """Versions, traces and outcomes (scope read), as `GET /v1/memories/{id}/lineage`."""
+
+        def call() -> Any:
+            times = _parse(_Times, {"as_of": as_of, "known_at": known_at})
+            found = self._services.reasoning.lineage(
+                self._principal.namespace, memory_id, times.as_of, times.known_at
+            )
+            return asdict(found)
+
+        return await self._run("read", LineageWithOutcomes, call)
 
     async def challenge(self, memory_id: str, body: Json) -> Json:
         """Lineage plus steps to revisit (scope write), as `POST /v1/memories/{id}/challenge`."""
@@ -182,7 +195,7 @@ class LocalBackend:
                 self._services.reasoning.challenge(self._writer(req.actor), memory_id, req.reason)
             )
 
-        return await self._run("write", ChallengePublic, call)
+        return await self._run("write", ChallengeWithOutcomes, call)
 
     async def dependents(self, memory_id: str) -> Json:
         """Decisions resting on it (scope read), as `GET /v1/memories/{id}/dependents`."""
@@ -227,3 +240,36 @@ class LocalBackend:
             )
 
         return await self._run("ingest", IngestReport, call)
+
+    async def record_outcome(self, decision_id: str, body: Json) -> Json:
+        """Record an outcome on a decision (scope write), as `POST /v1/memories/{id}/outcomes`."""
+
+        def call() -> Json:
+            req = _parse(OutcomeCreate, body)
+            new = NewOutcome(
+                result=req.result, content=req.content, observed_at=req.observed_at,
+                cites=tuple(req.cites),
+            )  # fmt: skip
+            recorded = self._services.outcomes.record(self._writer(req.actor), decision_id, new)
+            return {
+                **asdict(recorded.outcome),
+                "decision": asdict(recorded.decision),
+                "challenged": recorded.challenged,
+                "created": recorded.created,
+            }
+
+        return await self._run("write", OutcomeRecorded, call)
+
+    async def find_precedents(self, body: Json) -> Json:
+        """Past decisions like a situation (scope read), as `POST /v1/precedents`."""
+
+        def call() -> Json:
+            req = _parse(PrecedentsRequest, body)
+            request = PrecedentRequest(
+                situation=req.situation, limit=req.limit, kinds=req.kinds, as_of=req.as_of,
+                known_at=req.known_at,
+            )  # fmt: skip
+            result = self._services.precedents.find(self._principal.namespace, request)
+            return {"items": [asdict(p) for p in result.items], "count": result.count}
+
+        return await self._run("read", PrecedentsPublic, call)

@@ -56,8 +56,8 @@ def step_lines(steps: list[Json], indent: str = "") -> list[str]:
     lines = []
     for s in sorted(steps, key=lambda s: int(s.get("index", 0))):
         label = str(s.get("kind"))
-        if s.get("status") and s["status"] != "asserted":
-            label += f", {s['status']}"
+        if s.get("status") in ("hypothesis", "rejected"):
+            label += ", hypothesis"
         line = f"{indent}{int(s.get('index', 0)) + 1}. [{label}] {s.get('content')}"
         if s.get("rejected_by") is not None:
             line += f" (rejected by step {int(s['rejected_by']) + 1})"
@@ -66,7 +66,7 @@ def step_lines(steps: list[Json], indent: str = "") -> list[str]:
         if s.get("rejects"):
             line += " (rules out step " + ", ".join(str(int(i) + 1) for i in s["rejects"]) + ")"
         if s.get("cites"):
-            line += " cites " + "; ".join(_cite(c) for c in s["cites"])
+            line += " - cites " + "; ".join(_cite(c) for c in s["cites"])
         lines.append(line)
     return lines
 
@@ -98,6 +98,60 @@ def lineage(answer: Json) -> str:
         lines.append("No recorded reasoning produced it.")
     for t in traces:
         lines.append(trace(t))
+    record = answer.get("outcome_record") or {}
+    outcomes = list(answer.get("outcomes") or [])
+    if outcomes or (answer.get("memory") or {}).get("kind") == "decision":
+        lines.append(f"Outcomes: {record.get('summary') or len(outcomes)}")
+        lines.extend(f"- {outcome_line(o)}" for o in outcomes)
+    return "\n".join(lines)
+
+
+def outcome_line(o: Json) -> str:
+    """Render one outcome: result, what was observed, when, and its id."""
+    return (
+        f"{o.get('result')}: {o.get('content')} (observed {o.get('observed_at')}, "
+        f"id {o.get('outcome_id')})"
+    )
+
+
+def outcome(answer: Json) -> str:
+    """Render the answer to record_outcome: the outcome and what it did to the decision."""
+    verb = "Recorded" if answer.get("created", True) else "Already recorded (nothing written)"
+    lines = [f"{verb} outcome {outcome_line(answer)}"]
+    if answer.get("challenged"):
+        lines.append("It made the decision challenged: revisit its reasoning (see challenge).")
+    lines.append(f"Decision now: {memory_line(answer.get('decision') or {})}")
+    return "\n".join(lines)
+
+
+def precedents(answer: Json) -> str:
+    """Render precedents, best first: the decision, its outcome record, reasoning in brief."""
+    items = list(answer.get("items") or [])
+    if not items:
+        return "No precedents."
+    lines = [f"{len(items)} precedent(s), best first:"]
+    for n, p in enumerate(items, 1):
+        record = p.get("outcome_record") or {}
+        lines.append(
+            f"{n}. {memory_line(p.get('decision') or {})} (score {float(p.get('score', 0)):.3f}; "
+            f"outcomes: {record.get('summary') or 'none recorded'})"
+        )
+        for r in p.get("reasoning") or []:
+            lines.append(
+                f"   Reasoning {r.get('trace_id')}: {r.get('task')} -> {r.get('conclusion')}"
+            )
+            for h in r.get("hypotheses") or []:
+                mark = (
+                    f" (rejected by step {int(h['rejected_by']) + 1}: {h.get('rejected_because')})"
+                    if h.get("rejected_by") is not None
+                    else f" ({h.get('status')})"
+                )
+                lines.append(
+                    f"   - hypothesis, step {int(h.get('step', 0)) + 1}: {h.get('content')}{mark}"
+                )
+        terms = sorted({t for m in p.get("matched") or [] for t in m.get("shared_terms") or []})
+        if terms:
+            lines.append(f"   Matched on: {', '.join(terms)}")
     return "\n".join(lines)
 
 
@@ -115,6 +169,10 @@ def challenge(answer: Json) -> str:
             f"{_when(r.get('changed_at'))}"
             for r in revisit
         )
+    since = list(answer.get("outcomes_since") or [])
+    if since:
+        lines.append(f"Outcomes since the reasoning ({len(since)}):")
+        lines.extend(f"- {outcome_line(o)}" for o in since)
     return "\n".join(lines)
 
 

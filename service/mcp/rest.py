@@ -10,6 +10,10 @@ import httpx
 from service.mcp.backend import BackendError, Json
 
 
+def _times(as_of: str | None, known_at: str | None) -> Json:
+    return {k: v for k, v in (("as_of", as_of), ("known_at", known_at)) if v is not None}
+
+
 class RestBackend:
     """Calls `/v1/...` on a Rationale service with one API key (httpx, no domain code loaded).
 
@@ -79,16 +83,17 @@ class RestBackend:
 
     async def get_memory(self, memory_id: str, as_of: str | None, known_at: str | None) -> Json:
         """`GET /v1/memories/{id}?as_of=&known_at=`."""
-        params = {k: v for k, v in (("as_of", as_of), ("known_at", known_at)) if v is not None}
+        params = _times(as_of, known_at)
         return await self._send("GET", self._memory(memory_id), params=params)
 
     async def history(self, memory_id: str) -> Json:
         """`GET /v1/memories/{id}/history`."""
         return await self._send("GET", self._memory(memory_id, "/history"))
 
-    async def lineage(self, memory_id: str) -> Json:
-        """`GET /v1/memories/{id}/lineage`."""
-        return await self._send("GET", self._memory(memory_id, "/lineage"))
+    async def lineage(self, memory_id: str, as_of: str | None, known_at: str | None) -> Json:
+        """`GET /v1/memories/{id}/lineage?as_of=&known_at=`."""
+        params = _times(as_of, known_at)
+        return await self._send("GET", self._memory(memory_id, "/lineage"), params=params)
 
     async def challenge(self, memory_id: str, body: Json) -> Json:
         """`POST /v1/memories/{id}/challenge`."""
@@ -109,3 +114,11 @@ class RestBackend:
     async def ingest(self, body: Json) -> Json:
         """`POST /v1/ingest`."""
         return await self._send("POST", "/v1/ingest", body)
+
+    async def record_outcome(self, decision_id: str, body: Json) -> Json:
+        """`POST /v1/memories/{id}/outcomes`."""
+        return await self._send("POST", self._memory(decision_id, "/outcomes"), body)
+
+    async def find_precedents(self, body: Json) -> Json:
+        """`POST /v1/precedents`."""
+        return await self._send("POST", "/v1/precedents", body)

@@ -8,6 +8,7 @@ names the code and the issues and whose structured content is the REST error bod
 from __future__ import annotations
 
 import inspect
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, Literal
 
@@ -89,7 +90,12 @@ class RationaleServer(MCPServer[Any]):
     """
 
     def __init__(self, backend_for: BackendFor) -> None:
+        root = logging.getLogger()
+        handlers, level = list(root.handlers), root.level
         super().__init__(name="rationale", instructions=INSTRUCTIONS, version="0.1.0")
+        # The SDK calls logging.basicConfig(INFO); the process hosting the server owns logging.
+        root.handlers[:] = handlers
+        root.setLevel(level)
         self.backend_for = backend_for
         for fn, hints in TOOLS:
             self.add_tool(fn, description=inspect.cleandoc(fn.__doc__ or ""), annotations=hints)
@@ -239,13 +245,16 @@ async def history(ctx: Context[Any, Any], memory_id: MemoryId) -> CallToolResult
     )
 
 
-async def lineage(ctx: Context[Any, Any], memory_id: MemoryId) -> CallToolResult:
+async def lineage(
+    ctx: Context[Any, Any], memory_id: MemoryId, as_of: Time = None, known_at: Time = None
+) -> CallToolResult:
     """Explain why a memory exists: its versions and every reasoning trace that produced them (scope read).
 
     Each trace reads as numbered steps with the evidence each cited (and whether it still holds);
-    rejected hypotheses are marked "(rejected by step N)".
+    rejected hypotheses are marked "(rejected by step N)". A decision also lists its outcomes.
+    `as_of` / `known_at` show only the outcomes observed / recorded by then.
     """
-    return await _call(ctx, lambda b: b.lineage(memory_id), render.lineage)
+    return await _call(ctx, lambda b: b.lineage(memory_id, as_of, known_at), render.lineage)
 
 
 async def challenge(
@@ -311,6 +320,48 @@ async def ingest(
     return await _call(ctx, lambda b: b.ingest(body), render.ingest)
 
 
+async def record_outcome(
+    ctx: Context[Any, Any],
+    decision_id: Annotated[str, Field(min_length=1, description="The decision's memory_id.")],
+    result: Annotated[Literal["success", "failure", "mixed"], Field(description="What happened.")],
+    content: Annotated[str, Field(min_length=1, description="What was observed, in a sentence.")],
+    observed_at: Time = None,
+    cites: Annotated[
+        list[str] | None, Field(description="memory_ids of evidence of the outcome.")
+    ] = None,
+    actor: Actor = None,
+) -> CallToolResult:
+    """Record what happened when a decision was acted on (scope write).
+
+    A failure or mixed outcome makes an active decision `challenged` (a new version), so its
+    reasoning gets revisited. Recording the same outcome again writes nothing.
+    """
+    body = _args(result=result, content=content, observed_at=observed_at, cites=cites, actor=actor)
+    return await _call(ctx, lambda b: b.record_outcome(decision_id, body), render.outcome)
+
+
+async def find_precedents(
+    ctx: Context[Any, Any],
+    situation: Annotated[
+        str, Field(min_length=1, description="The situation at hand: what is being decided.")
+    ],
+    limit: Annotated[int, Field(ge=1, le=100, description="At most this many, 1..100.")] = 5,
+    kinds: Annotated[
+        list[Literal["decision", "procedure", "fact"]] | None,
+        Field(description="Kinds a precedent may be; default decisions."),
+    ] = None,
+    as_of: Time = None,
+    known_at: Time = None,
+) -> CallToolResult:
+    """Find past decisions like this situation, with their reasoning in brief and outcome record (scope read).
+
+    Use it before deciding: how it went last time (successes, failures), which hypotheses were
+    ruled out and why, and why each precedent matched.
+    """
+    body = _args(situation=situation, limit=limit, kinds=kinds, as_of=as_of, known_at=known_at)
+    return await _call(ctx, lambda b: b.find_precedents(body), render.precedents)
+
+
 _READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 _ADD = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 _CLOSE = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
@@ -329,4 +380,6 @@ TOOLS: tuple[tuple[Callable[..., Awaitable[CallToolResult]], ToolAnnotations], .
     (invalidate, _CLOSE),
     (retract, _CLOSE),
     (ingest, _ADD.model_copy(update={"idempotent_hint": True})),
+    (record_outcome, _ADD.model_copy(update={"idempotent_hint": True})),
+    (find_precedents, _READ),
 )

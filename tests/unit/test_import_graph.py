@@ -14,14 +14,22 @@ SERVICE = ROOT / "service"
 
 #: Top to bottom. A module may import its own layer or any layer below, never one above.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("service.main", "service.cli", "service.api", "service.schemas", "service.tools"),
+    (
+        "service.main",
+        "service.cli",
+        "service.api",
+        "service.mcp",
+        "service.schemas",
+        "service.tools",
+    ),
     ("service.container",),
     ("service.domain",),
     ("service.graph", "service.embeddings"),
     ("service.errors", "service.settings", "service.namespaces", "service.origins"),
 )
-#: Within the top layer, only these may import `service.api` (besides `service.api` itself).
-API_IMPORTERS = ("service.main", "service.cli")
+#: Within the top layer, only these may import `service.api` (besides `service.api` itself);
+#: `service.mcp` is the second door and shares the API's keys, scopes and error statuses.
+API_IMPORTERS = ("service.main", "service.cli", "service.mcp")
 
 
 def _module_name(path: Path) -> str:

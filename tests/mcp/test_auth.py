@@ -1,0 +1,134 @@
+"""MCP keys: namespace B never sees A's data through any tool; no key, unknown key, read-only key."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from mcp.shared.exceptions import MCPError
+
+from tests.client.conftest import Service
+from tests.mcp.conftest import Connect, http_client, ok, refused, stdio_client
+from tests.mcp.test_tools import flaky_story, unique
+
+pytestmark = pytest.mark.anyio
+
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"},
+    },
+}
+MCP_HEADERS = {"Accept": "application/json, text/event-stream"}
+
+
+async def test_namespace_b_never_sees_a_through_any_tool(
+    connect: Connect, service: Service
+) -> None:
+    async with connect(service.key_a) as a:
+        trace, evidence = await flaky_story(a)
+        decision = trace["produced"][0]["memory_id"]
+        await ok(a, "record_outcome", decision_id=decision, result="success", content="green")
+    ids = {trace["trace_id"], decision, *evidence.values()}
+    async with connect(service.key_b) as b:
+        for memory_id in (decision, evidence["log"]):
+            for tool in ("get_memory", "history", "lineage", "dependents"):
+                error = await refused(b, tool, memory_id=memory_id)
+                assert (error["status"], error["code"]) == (404, "memory.not_found"), tool
+            for tool, extra in (
+                ("challenge", {"reason": "r"}),
+                ("invalidate", {"reason": "r"}),
+                ("retract", {"reason": "r"}),
+            ):
+                error = await refused(b, tool, memory_id=memory_id, **extra)
+                assert error["status"] == 404, (tool, error)
+        error = await refused(
+            b, "record_outcome", decision_id=decision, result="failure", content="x"
+        )
+        assert error["status"] == 404
+        query = "why does test_upload fail intermittently in CI temp directory lock"
+        for tool, args in (
+            ("recall", {"query": query, "limit": 100}),
+            ("search", {"query": query, "limit": 100, "include_superseded": True}),
+        ):
+            answer, text = await ok(b, tool, **args)
+            assert not ids & {i["memory_id"] for i in answer["items"]}, tool
+            assert not any(i in text for i in ids), tool
+        answer, text = await ok(b, "find_precedents", situation=query, limit=100)
+        assert decision not in {p["decision"]["memory_id"] for p in answer["items"]}
+        assert decision not in text
+    async with connect(service.key_a) as a:  # A still sees it all: nothing B did touched it
+        lineage, _ = await ok(a, "lineage", memory_id=decision)
+        assert lineage["memory"]["status"] == "active"
+        assert [v["version"] for v in lineage["versions"]] == [1]
+
+
+async def test_read_only_key_is_refused_on_write_tools(connect: Connect, service: Service) -> None:
+    async with connect(service.key_a) as a:
+        trace, evidence = await flaky_story(a)
+    decision = trace["produced"][0]["memory_id"]
+    writes: dict[str, dict[str, Any]] = {
+        "remember": {"kind": "fact", "content": unique("read-only keys write nothing")},
+        "record_reasoning": {"task": "t", "steps": [{"kind": "conclusion", "content": "c"}]},
+        "challenge": {"memory_id": decision, "reason": "r"},
+        "invalidate": {"memory_id": evidence["log"], "reason": "r"},
+        "retract": {"memory_id": evidence["log"], "reason": "r"},
+        "ingest": {"content": unique("some notes"), "source_name": "n.md"},
+        "record_outcome": {"decision_id": decision, "result": "failure", "content": "x"},
+    }
+    async with connect(service.key_a_read) as reader:
+        for tool, args in writes.items():
+            error = await refused(reader, tool, **args)
+            assert (error["status"], error["code"]) == (403, "auth.forbidden"), tool
+        lineage, _ = await ok(reader, "lineage", memory_id=decision)
+        assert lineage["memory"]["status"] == "active"  # the refused challenge wrote nothing
+        memory, _ = await ok(reader, "get_memory", memory_id=evidence["log"])
+        assert memory["valid_to"] is None and memory["system_to"] is None
+        await ok(reader, "recall", query="test_upload")
+
+
+def _leaves(exc: BaseException) -> Iterator[BaseException]:
+    if isinstance(exc, BaseExceptionGroup):
+        for sub in exc.exceptions:
+            yield from _leaves(sub)
+    else:
+        yield exc
+
+
+async def test_http_without_a_valid_key_is_401_like_rest(service: Service) -> None:
+    url = f"{service.base_url}/mcp"
+    async with httpx.AsyncClient(timeout=30.0) as http:
+        for headers in ({}, {"Authorization": "Bearer nope"}, {"Authorization": "Basic x"}):
+            r = await http.post(url, json=INIT, headers={**MCP_HEADERS, **headers})
+            assert r.status_code == 401, r.text
+            assert r.json()["code"] == "auth.invalid_key"
+            assert r.headers["www-authenticate"] == "Bearer"
+            rest = await http.get(f"{service.base_url}/v1/diagnostics", headers=headers)
+            assert rest.status_code == 401 and rest.json()["code"] == "auth.invalid_key"
+        r = await http.post(
+            url, json=INIT, headers={**MCP_HEADERS, "Authorization": f"Bearer {service.key_a}"}
+        )
+        assert r.status_code == 200, r.text
+    with pytest.raises(BaseExceptionGroup) as caught:
+        async with http_client(service, None) as client:
+            await client.list_tools()
+    # The SDK client reports the refused HTTP exchange as an MCP error (no status in it).
+    leaves = list(_leaves(caught.value))
+    assert [type(e) for e in leaves] == [MCPError], leaves
+
+
+async def test_stdio_without_a_valid_key_refuses_every_call(service: Service) -> None:
+    for key in (None, "nope"):
+        async with stdio_client(service, key) as client:
+            for tool, args in (
+                ("recall", {"query": "anything"}),
+                ("remember", {"kind": "fact", "content": "no key, no write"}),
+            ):
+                error = await refused(client, tool, **args)
+                assert (error["status"], error["code"]) == (401, "auth.invalid_key"), (key, tool)

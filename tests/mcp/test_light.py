@@ -1,0 +1,36 @@
+"""The stdio proxy stays light (no torch, no Neo4j driver, no domain); tool enums follow the domain."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import get_args
+
+from service.domain.models import WRITABLE_KINDS, Kind, StepKind, StepStatus
+from service.mcp import tools
+
+REPO = Path(__file__).resolve().parents[2]
+
+PROBE = """
+import sys
+import service.cli, service.mcp.stdio, service.mcp.tools, service.mcp.rest
+heavy = ("torch", "neo4j", "neomodel", "sentence_transformers", "fastapi", "numpy")
+loaded = sorted(m for m in sys.modules if m.split(".")[0] in heavy or m.startswith(
+    ("service.domain", "service.graph", "service.container", "service.schemas", "service.api")))
+print(",".join(loaded))
+"""
+
+
+def test_the_stdio_entry_loads_neither_torch_nor_neo4j_nor_the_domain() -> None:
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE], cwd=REPO, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "", out.stdout
+
+
+def test_tool_enums_are_the_domain_enums() -> None:
+    assert set(get_args(tools.MemoryKind)) == {k.value for k in WRITABLE_KINDS}
+    assert set(get_args(tools.AnyKind)) == {k.value for k in Kind}
+    assert set(get_args(tools.StepKind)) == {k.value for k in StepKind}
+    assert set(get_args(tools.StepStatus)) == {k.value for k in StepStatus}

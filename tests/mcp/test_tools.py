@@ -1,0 +1,252 @@
+"""The MCP tools over both transports: a trace's lineage, challenge and recall; the gate; outcomes."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from tests.client.conftest import Service
+from tests.mcp.conftest import Connect, call, ok, refused, text_of
+
+pytestmark = pytest.mark.anyio
+
+TOOLS = {
+    "remember",
+    "record_reasoning",
+    "recall",
+    "search",
+    "get_memory",
+    "history",
+    "lineage",
+    "challenge",
+    "dependents",
+    "invalidate",
+    "retract",
+    "ingest",
+    "record_outcome",
+    "find_precedents",
+}
+
+
+def unique(text: str) -> str:
+    return f"{text} [{uuid.uuid4().hex[:10]}]"
+
+
+async def observation(client: Client, content: str) -> str:
+    memory, _ = await ok(client, "remember", kind="observation", content=unique(content))
+    return str(memory["memory_id"])
+
+
+async def flaky_story(client: Client) -> tuple[dict[str, Any], dict[str, str]]:
+    """Record the flaky-test story through MCP; return the trace and the evidence ids."""
+    evidence = {
+        "log": await observation(client, "CI log: test_upload failed with connection reset"),
+        "cache": await observation(client, "Cache hit rate was normal (98%) during the failures"),
+        "race": await observation(client, "gw0 and gw1 both create /tmp/upload-fixture at once"),
+    }
+    steps = [
+        {
+            "kind": "observation",
+            "content": "test_upload failed with connection reset during setup",
+            "cites": [evidence["log"]],
+        },
+        {
+            "kind": "thought",
+            "content": "Maybe it is the cache serving a stale fixture",
+            "status": "hypothesis",
+        },
+        {
+            "kind": "observation",
+            "content": "Cache hit rate was normal during the failures, so the cache is not it",
+            "cites": [evidence["cache"]],
+            "rejects": [1],
+        },
+        {
+            "kind": "observation",
+            "content": "Two workers create the same temp directory /tmp/upload-fixture at once",
+            "cites": [evidence["race"]],
+        },
+        {"kind": "action", "content": "Add a file lock around the temp directory creation"},
+        {
+            "kind": "conclusion",
+            "content": "The setup code has a race on the temp directory; the lock fixes it",
+        },
+    ]
+    trace, text = await ok(
+        client,
+        "record_reasoning",
+        task=unique("Why does test_upload fail intermittently in CI?"),
+        steps=steps,
+        produced={"kind": "decision", "content": unique("Lock the upload fixture directory")},
+    )
+    assert "Reasoning trace" in text and "(rejected by step 3)" in text
+    return trace, evidence
+
+
+async def test_tools_are_listed_with_descriptions_and_schemas(
+    connect: Connect, service: Service
+) -> None:
+    async with connect(service.key_a) as client:
+        tools = (await client.list_tools()).tools
+    assert {t.name for t in tools} == TOOLS
+    for tool in tools:
+        assert tool.description and len(tool.description) > 40, tool.name
+        assert tool.input_schema["type"] == "object", tool.name
+    steps = next(t for t in tools if t.name == "record_reasoning").input_schema
+    assert steps["required"] == ["task", "steps"]
+
+
+async def test_record_lineage_challenge_recall(connect: Connect, service: Service) -> None:
+    async with connect(service.key_a) as client:
+        trace, evidence = await flaky_story(client)
+        decision = trace["produced"][0]
+        assert trace["quality"]["verdict"] in ("accepted", "poor")
+
+        lineage, text = await ok(client, "lineage", memory_id=decision["memory_id"])
+        assert [t["trace_id"] for t in lineage["traces"]] == [trace["trace_id"]]
+        assert "1. [observation] test_upload failed" in text
+        assert "2. [thought, hypothesis] Maybe it is the cache" in text
+        assert "(rejected by step 3)" in text
+        assert f"cites {evidence['cache']} v1 (still valid)" in text
+
+        await ok(client, "invalidate", memory_id=evidence["race"], reason="the logs were misread")
+        challenged, text = await ok(
+            client, "challenge", memory_id=decision["memory_id"], reason="fails again"
+        )
+        assert challenged["memory"]["status"] == "challenged"
+        assert [(r["step"], r["memory_id"], r["change"]) for r in challenged["revisit"]] == [
+            (3, evidence["race"], "invalidated")
+        ]
+        assert f"step 4: cited {evidence['race']} v1 was invalidated" in text
+
+        recalled, text = await ok(
+            client, "recall", query="why does test_upload fail intermittently in CI", limit=20
+        )
+        ids = [item["memory_id"] for item in recalled["items"]]
+        assert trace["trace_id"] in ids
+        assert recalled["count"] == len(ids)
+        assert text.startswith(f"{len(ids)} recall result(s)")
+
+
+async def test_gate_refusal_is_a_tool_error_naming_the_issues(
+    connect: Connect, service: Service
+) -> None:
+    async with connect(service.key_a) as client:
+        ev = await observation(client, "cache metrics are normal")
+        result = await call(
+            client,
+            "record_reasoning",
+            task="why 500s?",
+            steps=[
+                {
+                    "kind": "thought",
+                    "content": "maybe the cache layer is broken",
+                    "status": "hypothesis",
+                },
+                {
+                    "kind": "observation",
+                    "content": "cache metrics are normal, cache layer is fine",
+                    "cites": [ev],
+                    "rejects": [0],
+                },
+                {"kind": "conclusion", "content": "the cache layer is broken"},
+            ],
+        )
+    assert result.is_error
+    assert result.structured_content is not None
+    error = result.structured_content["error"]
+    assert (error["status"], error["code"]) == (422, "reasoning.rejected")
+    issues = error["quality"]["issues"]
+    assert issues
+    text = text_of(result)
+    assert "Refused: reasoning.rejected (HTTP 422)" in text
+    for issue in issues:
+        assert issue["code"] in text
+
+
+async def test_get_memory_history_dependents_search_and_bad_input(
+    connect: Connect, service: Service
+) -> None:
+    async with connect(service.key_a) as client:
+        trace, evidence = await flaky_story(client)
+        log = evidence["log"]
+        memory, text = await ok(client, "get_memory", memory_id=log)
+        assert memory["memory_id"] == log and text.startswith("[observation] CI log")
+        error = await refused(client, "get_memory", memory_id=log, known_at="2000-01-01T00:00:00Z")
+        assert error["code"] == "memory.not_found"
+        error = await refused(client, "get_memory", memory_id=log, as_of="yesterday")
+        assert (error["status"], error["code"]) == (422, "input.invalid")
+
+        history, _ = await ok(client, "history", memory_id=log)
+        assert [v["version"] for v in history["items"]] == [1]
+        dependents, text = await ok(client, "dependents", memory_id=log)
+        assert [d["memory_id"] for d in dependents["items"]] == [trace["produced"][0]["memory_id"]]
+        assert text.startswith("Decisions resting on it (1):")
+
+        found, _ = await ok(client, "search", query="temp directory upload fixture", limit=50)
+        assert trace["trace_id"] in [i["memory_id"] for i in found["items"]]
+        assert all("origin" in i for i in found["items"])
+
+        retracted, text = await ok(client, "retract", memory_id=log, reason="wrong run")
+        assert retracted["system_to"] is not None and text.startswith("Retracted: ")
+
+
+async def test_remember_is_idempotent_and_ingest_reports(
+    connect: Connect, service: Service
+) -> None:
+    content = unique("Alice lives in District 2")
+    async with connect(service.key_a) as client:
+        first, text = await ok(client, "remember", kind="fact", content=content)
+        again, text_again = await ok(client, "remember", kind="fact", content=content)
+        assert first["created"] is True and again["created"] is False
+        assert again["memory_id"] == first["memory_id"]
+        assert text.startswith("Created: [fact]") and text_again.startswith("Already known")
+
+        note = unique("We chose PostgreSQL over MySQL because we need transactional DDL.")
+        report, text = await ok(client, "ingest", content=note, source_name="notes.md")
+        assert report["new"] is True and report["format"] == "text"
+        assert report["memory_ids"]
+        assert text.startswith("Ingested notes.md as text (new")
+
+
+async def test_outcome_challenges_and_precedents_find_it(
+    connect: Connect, service: Service
+) -> None:
+    async with connect(service.key_a) as client:
+        trace, _ = await flaky_story(client)
+        decision = trace["produced"][0]["memory_id"]
+        recorded, text = await ok(
+            client,
+            "record_outcome",
+            decision_id=decision,
+            result="failure",
+            content="test_upload failed again in CI after the lock",
+        )
+        assert recorded["challenged"] is True and recorded["decision"]["status"] == "challenged"
+        assert "made the decision challenged" in text
+
+        lineage, text = await ok(client, "lineage", memory_id=decision)
+        assert [o["outcome_id"] for o in lineage["outcomes"]] == [recorded["outcome_id"]]
+        assert "Outcomes: " in text and "failure: test_upload failed again" in text
+
+        found, text = await ok(
+            client, "find_precedents", situation="test_upload fails intermittently in CI", limit=20
+        )
+        ids = [p["decision"]["memory_id"] for p in found["items"]]
+        assert decision in ids
+        assert "precedent(s), best first" in text
+
+
+async def test_both_transports_return_the_same_structured_content(service: Service) -> None:
+    from tests.mcp.conftest import http_client, stdio_client
+
+    async with http_client(service, service.key_a) as client:
+        trace, _ = await flaky_story(client)
+        decision = trace["produced"][0]["memory_id"]
+        over_http = await ok(client, "lineage", memory_id=decision)
+    async with stdio_client(service, service.key_a) as client:
+        over_stdio = await ok(client, "lineage", memory_id=decision)
+    assert over_http == over_stdio
