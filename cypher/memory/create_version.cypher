@@ -12,9 +12,10 @@
 // :param actor => 'browser'
 MATCH (old:Memory {namespace: $namespace, memory_id: $memory_id, version: $version})
 WHERE old.system_to IS NULL
-SET old.system_to = $now
+SET old.system_to = $now, old.current = false
 CREATE (new:Memory:$($label))
 SET new = $props
+SET new.current = new.system_to IS NULL
 SET new.embedding = coalesce(new.embedding, old.embedding)
 CREATE (new)-[:SUPERSEDES {reason: $reason, origin: $origin, actor: $actor, at: $now}]->(old)
 RETURN new {.*, embedding: null} AS memory

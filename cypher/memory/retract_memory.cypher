@@ -9,5 +9,5 @@
 // :param actor => 'browser'
 MATCH (m:Memory {namespace: $namespace, memory_id: $memory_id})
 WHERE m.system_to IS NULL
-SET m.system_to = $now, m.retracted_reason = $reason, m.retracted_by_origin = $origin, m.retracted_by_actor = $actor
+SET m.system_to = $now, m.current = false, m.retracted_reason = $reason, m.retracted_by_origin = $origin, m.retracted_by_actor = $actor
 RETURN m {.*, embedding: null} AS memory

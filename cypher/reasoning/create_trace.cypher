@@ -7,6 +7,7 @@
 // :param now => datetime()
 CREATE (t:Memory:ReasoningTrace)
 SET t = $props
+SET t.current = t.system_to IS NULL
 MERGE (task:Task {namespace: $namespace, content: $task})
 ON CREATE SET task.uid = randomUUID(), task.valid_from = $now, task.system_from = $now
 CREATE (t)-[:SERVED]->(task)

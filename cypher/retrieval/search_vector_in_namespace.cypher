@@ -1,16 +1,32 @@
-// Vector candidates of one namespace, filtered inside the vector index (Cypher 25 SEARCH on memory_embedding's filter property namespace), nearest first.
+// Vector candidates among the current versions of one namespace, filtered inside the vector index (Cypher 25 SEARCH on memory_embedding's filter properties namespace, kind, current), then valid time and visibility; visible and unrecognized apart.
 // mode: read
-// returns: many
+// returns: one
 // :param embedding => [i IN range(1, 384) | 0.05103103630798288]
 // :param namespace => 'default'
+// :param kinds => ['decision', 'fact', 'observation', 'procedure', 'reasoning']
 // :param k => 100
+// :param as_of => datetime()
+// :param origins => ['ingestion', 'user']
+// :param recognized => ['ingestion', 'maintenance', 'user']
 CYPHER 25
 MATCH (m:Memory)
   SEARCH m IN (
     VECTOR INDEX memory_embedding
     FOR $embedding
-    WHERE m.namespace = $namespace
+    WHERE m.namespace = $namespace AND m.current = true AND m.kind IN $kinds
     LIMIT $k
   ) SCORE AS score
-RETURN m.uid AS uid, m.memory_id AS memory_id, m.kind AS kind, score
-ORDER BY score DESC
+WITH collect({m: m, score: score}) AS raw
+CALL (raw) {
+  UNWIND raw AS hit
+  WITH hit.m AS m, hit.score AS score, hit.m.created_by_origin AS origin
+  WITH m, score, origin,
+       m.system_to IS NULL AND m.valid_from <= $as_of AND (m.valid_to IS NULL OR m.valid_to > $as_of) AS in_time
+  RETURN
+    collect(CASE WHEN in_time AND origin IN $origins AND m.uid IS NOT NULL AND m.memory_id IS NOT NULL
+                 THEN {uid: m.uid, memory_id: m.memory_id, kind: m.kind, score: score,
+                       quality_verdict: m.quality_verdict, quality_score: m.quality_score} END) AS hits,
+    collect(CASE WHEN (origin IS NULL OR NOT origin IN $recognized) AND coalesce(in_time, true)
+                 THEN {memory_id: coalesce(m.memory_id, m.uid), origin: origin} END) AS unrecognized
+}
+RETURN size(raw) AS fetched, hits, unrecognized

@@ -236,27 +236,42 @@ def test_overfetch_never_comes_back_short(
         assert set(ids(items)) <= mine
     assert set(ids(recall(tenant, query, limit=15))) == mine
 
-    # The same through each path on its own: doubling k against the global index (no exact scan
-    # for small namespaces), and an index capped below the crowd, where the exact scan fills in.
+    # One filtered SEARCH returned them: no doubling of k, no exact scan.
     services = tenant.client.app.state.services  # type: ignore[attr-defined]
-    for config, exact in (
-        (RetrievalConfig(exact_scan_max=0, vector_overfetch=1), "False"),
-        (RetrievalConfig(exact_scan_max=0, max_candidates=40, vector_overfetch=1), "True"),
-    ):
-        service = RetrievalService(services.graph, services.embedder, services.policy, config)
-        caplog.clear()
-        with caplog.at_level(logging.DEBUG, logger="service.domain.retrieval"):
-            result = service.recall(tenant.namespace, RetrievalRequest(query=query, limit=10))
-            items = [item.as_dict() for item in result.items]
-        assert len(items) == 10
-        assert set(ids(items)) <= mine
-        rounds = re.findall(
-            r"vector candidates: \d+ kept after (\d+) round\(s\), k=\d+, exact scan: (\w+)",
-            caplog.text,
+    caplog.clear()
+    with caplog.at_level(logging.DEBUG, logger="service.domain.retrieval"):
+        services.retrieval.recall(tenant.namespace, RetrievalRequest(query=query, limit=10))
+    assert re.findall(
+        r"vector candidates: \d+ kept, k=100, current versions, exact scan: (\w+)", caplog.text
+    ) == ["False"]
+
+
+def test_filters_after_search_never_make_a_result_short(
+    tenant: Tenant, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A full page of nearer memories that are no longer valid: the exact scan fills the result."""
+    query = "the payments service ran out of database connections"
+    for i in range(12):
+        memory(
+            tenant,
+            f"The payments service ran out of database connections (incident {i})",
+            valid_from="2020-01-01T00:00:00Z",
+            valid_to="2020-02-01T00:00:00Z",
         )
-        assert len(rounds) == 1
-        assert int(rounds[0][0]) >= 2  # the first k = limit x overfetch held only the crowd
-        assert rounds[0][1] == exact
+    mine = {
+        memory(tenant, f"Connection pool of billing exhausted at peak, case {i}")["memory_id"]
+        for i in range(4)
+    }
+    services = tenant.client.app.state.services  # type: ignore[attr-defined]
+    config = RetrievalConfig(vector_depth=10)
+    service = RetrievalService(services.graph, services.embedder, services.policy, config)
+    caplog.clear()
+    with caplog.at_level(logging.DEBUG, logger="service.domain.retrieval"):
+        result = service.recall(tenant.namespace, RetrievalRequest(query=query, limit=4))
+    assert {item.memory_id for item in result.items} == mine
+    assert re.findall(
+        r"vector candidates: \d+ kept, k=10, current versions, exact scan: (\w+)", caplog.text
+    ) == ["True"]
 
 
 # -- text ---------------------------------------------------------------------------------------

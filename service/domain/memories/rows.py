@@ -122,6 +122,7 @@ def build_memory_row(
         "valid_to": valid_to,
         "system_from": now,
         "system_to": None,
+        "current": True,
         "created_by_origin": writer.origin,
         "created_by_actor": writer.actor,
         "last_modified_by_origin": writer.origin,

@@ -1,4 +1,4 @@
-"""Candidates from the global vector and fulltext indexes: Lucene escaping and over-fetch."""
+"""Candidates of one namespace: the filtered vector index, the fulltext index, Lucene escaping."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import threading
 import unicodedata
 from collections.abc import Callable
 
+from service.domain.models import Kind
 from service.domain.policy import VisibilityPolicy
 from service.domain.retrieval.models import (
     Candidates,
@@ -29,6 +30,8 @@ LUCENE_OPERATORS = frozenset({"AND", "OR", "NOT"})
 #: makes one clause per CJK ideograph, and Lucene refuses more than 1024 clauses.
 FULLTEXT_MAX_CHARS = 400
 FULLTEXT_MAX_WORDS = 100
+#: Every kind: the vector index filter takes `m.kind IN $kinds` (a SEARCH filter has no `OR`).
+ALL_KINDS = sorted(str(k) for k in Kind)
 
 
 def lucene_query(text: str) -> str | None:
@@ -88,22 +91,18 @@ class CandidateFinder:
         self._seen: set[str] = set()
         self._seen_lock = threading.Lock()
 
-    def overfetch(
-        self, limit: int, run: Callable[[int], Row], small: Callable[[], bool] | None = None
-    ) -> Candidates:
+    def overfetch(self, limit: int, run: Callable[[int], Row]) -> Candidates:
         """Collect the caller's top `depth = limit * overfetch` candidates from a global index.
 
         `run(k)` returns `{fetched, hits, unrecognized}` for one round. Starting at `k = depth`,
         the loop doubles `k` until `depth` visible hits survived, the index returned fewer than
-        `k` (it has no more), `max_candidates` is reached, or after the first short round when
-        `small()` says the namespace is small enough to scan exactly (`Candidates.exhausted` is
-        then True). Asking for a fixed depth in the caller's own visible space (not merely
+        `k` (it has no more) or `max_candidates` is reached (`Candidates.exhausted` is then
+        True). Asking for a fixed depth in the caller's own visible space (not merely
         `limit` hits) keeps the fused ranking independent of how much other namespaces hold.
 
         Args:
             limit: max items the caller asked for, 1..100.
             run: one round of the index query for a given `k`.
-            small: whether the namespace is small enough for an exact scan, or None.
 
         Returns:
             The kept hits (best first, at most `depth`), what was hidden as unrecognized, the
@@ -122,7 +121,7 @@ class CandidateFinder:
             out.unrecognized = [Unrecognized.from_row(u) for u in row["unrecognized"]]
             if len(ordered) >= depth or row["fetched"] < k:
                 return out
-            if k >= cap or (out.rounds == 1 and small is not None and small()):
+            if k >= cap:
                 out.exhausted = True
                 return out
             k = min(k * 2, cap)
@@ -130,12 +129,18 @@ class CandidateFinder:
     def vector(
         self, tx: Tx, namespace: str, query: RetrievalQuery, embedding: list[float]
     ) -> Candidates:
-        """Return the vector index's candidates, or an exact cosine scan where it falls short.
+        """Return the namespace's nearest visible memories from the filtered vector index.
 
-        If the index still leaves too few at `max_candidates`, or the namespace holds at most
-        `exact_scan_max` memory versions, an exact cosine scan of the namespace's visible
-        memories (`retrieval/search_namespace_exact`) takes its place, so a result is never
-        short while enough visible matches exist.
+        One Cypher 25 `SEARCH` with the namespace, the kinds and (for a read of the current
+        versions) `current = true` inside the index filter returns the caller's own top
+        `depth = max(vector_depth, limit)` directly: what other namespaces hold never enters
+        the candidate list, and no `k` is doubled. A read at `known_at` or with superseded
+        versions searches every version of the namespace (`retrieval/search_vector_history`)
+        and filters system time after. Valid time and visibility are filtered after `SEARCH`;
+        when they leave fewer than `limit` hits while the index had more to give (it returned a
+        full `depth`), an exact cosine scan of the namespace's visible memories
+        (`retrieval/search_namespace_exact`) takes its place, so a result is never short while
+        matches exist.
 
         Args:
             tx: the read transaction.
@@ -144,44 +149,47 @@ class CandidateFinder:
             embedding: list[float], len == settings.embedding_dim, L2-normalised.
 
         Returns:
-            The candidates, best first by cosine similarity in [0, 1].
+            The candidates, best first by the index's cosine score in [0, 1].
         """
-        filters = query.filters(namespace)
-        recognized = self.policy.recognized()
-
-        def run(k: int) -> Row:
-            params = {
-                **filters,
-                "index_name": self.config.vector_index,
-                "k": k,
-                "embedding": embedding,
-                "recognized": recognized,
-            }
-            row = tx.one(QueryName.RETRIEVAL_SEARCH_VECTOR_CANDIDATES, params)
-            assert row is not None
-            return row
-
-        def small() -> bool:
-            cap = self.config.exact_scan_max
-            row = tx.one(
-                QueryName.RETRIEVAL_COUNT_NAMESPACE_MEMORIES, {"namespace": namespace, "cap": cap}
-            )
-            return row is not None and int(row["n"]) <= cap
-
-        found = self.overfetch(query.limit, run, small)
-        if found.exhausted:
-            # The namespace's matches are rare in the global index: rank them exactly instead.
+        depth = max(self.config.vector_depth, query.limit)
+        historical = query.known_at is not None or query.include_superseded
+        params: dict[str, object] = {
+            "namespace": namespace,
+            "kinds": query.kinds or ALL_KINDS,
+            "k": depth,
+            "embedding": embedding,
+            "as_of": query.as_of,
+            "origins": query.origins,
+            "recognized": self.policy.recognized(),
+        }
+        if historical:
+            params["known_at"] = query.known_at
+            params["include_superseded"] = query.include_superseded
+            name = QueryName.RETRIEVAL_SEARCH_VECTOR_HISTORY
+        else:
+            name = QueryName.RETRIEVAL_SEARCH_VECTOR_IN_NAMESPACE
+        row = tx.one(name, params)
+        assert row is not None
+        found = Candidates(
+            hits=_best_first([Hit.from_row(h) for h in row["hits"]]),
+            unrecognized=[Unrecognized.from_row(u) for u in row["unrecognized"]],
+            rounds=1,
+            k=depth,
+        )
+        if len(found.hits) < query.limit and row["fetched"] >= depth:
+            # The filters after SEARCH hid most of a full page: rank the namespace exactly.
             rows = tx.run(
                 QueryName.RETRIEVAL_SEARCH_NAMESPACE_EXACT,
-                {**filters, "embedding": embedding, "k": found.k},
+                {**query.filters(namespace), "embedding": embedding, "k": depth},
             )
             found.hits = [Hit.from_row(r) for r in rows]
             found.rounds += 1
+            found.exhausted = True
         log.debug(
-            "vector candidates: %d kept after %d round(s), k=%d, exact scan: %s",
+            "vector candidates: %d kept, k=%d, %s, exact scan: %s",
             len(found.hits),
-            found.rounds,
             found.k,
+            "all versions" if historical else "current versions",
             found.exhausted,
         )
         return found

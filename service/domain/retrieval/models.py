@@ -15,20 +15,15 @@ from service.settings import Settings
 
 @dataclass(frozen=True)
 class RetrievalConfig:
-    """The settings retrieval reads (see `service/settings.py` for each field's meaning).
-
-    `exact_scan_max` is not a setting: a namespace with at most this many memory versions is
-    ranked by an exact cosine scan as soon as the first over-fetch round comes back short,
-    instead of doubling `k` against the global index (cheaper and exact for small tenants).
-    """
+    """The settings retrieval reads (see `service/settings.py` for each field's meaning)."""
 
     vector_index: str = "memory_embedding"
     fulltext_index: str = "memory_content"
     rrf_k: int = 60
+    vector_depth: int = 100
     vector_overfetch: int = 10
     max_candidates: int = 2000
     max_query_chars: int = 2000
-    exact_scan_max: int = 1000
 
     @classmethod
     def from_settings(cls, settings: Settings) -> RetrievalConfig:
@@ -37,6 +32,7 @@ class RetrievalConfig:
             vector_index=settings.vector_index,
             fulltext_index=settings.fulltext_index,
             rrf_k=settings.rrf_k,
+            vector_depth=settings.retrieval_vector_depth,
             vector_overfetch=settings.vector_overfetch,
             max_candidates=settings.max_candidates,
             max_query_chars=settings.max_query_chars,

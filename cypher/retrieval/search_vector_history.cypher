@@ -1,25 +1,28 @@
-// Vector-index candidates for a query embedding, filtered in this query right after the index call (namespace first), visible and unrecognized apart.
+// Vector candidates among every version of one namespace (as_of/known_at reads, superseded versions), filtered inside the vector index on namespace and kind, then system time, valid time and visibility; visible and unrecognized apart.
 // mode: read
 // returns: one
-// :param index_name => 'memory_embedding'
-// :param k => 100
 // :param embedding => [i IN range(1, 384) | 0.05103103630798288]
 // :param namespace => 'default'
-// :param kinds => null
+// :param kinds => ['decision', 'fact', 'observation', 'procedure', 'reasoning']
+// :param k => 100
 // :param as_of => datetime()
 // :param known_at => null
 // :param include_superseded => false
 // :param origins => ['ingestion', 'user']
 // :param recognized => ['ingestion', 'maintenance', 'user']
-CALL db.index.vector.queryNodes($index_name, $k, $embedding) YIELD node, score
-WITH collect({node: node, score: score}) AS raw
+CYPHER 25
+MATCH (m:Memory)
+  SEARCH m IN (
+    VECTOR INDEX memory_embedding
+    FOR $embedding
+    WHERE m.namespace = $namespace AND m.kind IN $kinds
+    LIMIT $k
+  ) SCORE AS score
+WITH collect({m: m, score: score}) AS raw
 CALL (raw) {
   UNWIND raw AS hit
-  WITH hit.node AS m, hit.score AS score
-  WHERE m.namespace = $namespace
-    AND m:Memory AND NOT m:ReasoningStep
-    AND ($kinds IS NULL OR m.kind IN $kinds)
-  WITH m, score, m.created_by_origin AS origin,
+  WITH hit.m AS m, hit.score AS score, hit.m.created_by_origin AS origin
+  WITH m, score, origin,
        CASE
          WHEN $include_superseded THEN $known_at IS NULL OR m.system_from <= $known_at
          WHEN $known_at IS NULL THEN m.system_to IS NULL
