@@ -140,6 +140,17 @@ class Settings(BaseSettings):
         validation_alias="RATIONALE_MAX_BODY_BYTES",
         description="Largest HTTP request body, in bytes (413 above).",
     )
+    max_batch_items: int = Field(
+        default=1_000,
+        ge=1,
+        validation_alias="RATIONALE_MAX_BATCH_ITEMS",
+        description="Most memories in one `POST /v1/memories/batch` (413 above).",
+    )
+    metrics_key: SecretStr | None = Field(
+        default=None,
+        validation_alias="RATIONALE_METRICS_KEY",
+        description="When set, `GET /metrics` requires `Authorization: Bearer <this key>`.",
+    )
     vector_overfetch: int = Field(
         default=10,
         ge=1,

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import json
 import logging
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from service import errors
+from service.schemas import ErrorBody, QualityOut
 
 log = logging.getLogger(__name__)
 
@@ -31,10 +34,7 @@ STATUS: dict[type[errors.RationaleError], int] = {
 
 def status_for(exc: errors.RationaleError) -> int:
     """Return the HTTP status of a domain error (its nearest class in `STATUS`)."""
-    for cls in type(exc).__mro__:
-        if cls in STATUS:
-            return STATUS[cls]
-    return 500
+    return _status_of_class(type(exc))
 
 
 async def handle_domain_error(request: Request, exc: Exception) -> JSONResponse:
@@ -99,3 +99,110 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(RequestValidationError, handle_validation_error)
     app.add_exception_handler(StarletteHTTPException, handle_http_error)
     app.add_exception_handler(Exception, handle_unexpected)
+
+
+# -- the declared contract: every status an operation can return, with its body ---------------
+
+
+class ValidationIssue(BaseModel):
+    """One problem pydantic found in the request (FastAPI's item, kept as is)."""
+
+    loc: list[str | int] = Field(description='Where: e.g. `["body", "items", 3, "content"]`.')
+    msg: str
+    type: str
+    input: Any = None
+    ctx: dict[str, Any] | None = None
+
+
+class RequestInvalidBody(BaseModel):
+    """A 422 for a request the schema refuses: FastAPI's list of issues plus the stable code."""
+
+    detail: list[ValidationIssue]
+    code: str = Field(examples=["input.invalid"])
+
+
+class RejectedBody(ErrorBody):
+    """A 422 `reasoning.rejected`: the gate's assessment says why."""
+
+    quality: QualityOut
+
+
+class MissingBody(ErrorBody):
+    """A 422 `reasoning.invalid_reference`: the memory ids that do not exist."""
+
+    missing: list[str]
+
+
+#: Error classes whose answer carries more than `{detail, code}`.
+BODY_MODELS: dict[type[errors.RationaleError], type[BaseModel]] = {
+    errors.ReasoningRejected: RejectedBody,
+    errors.MissingReference: MissingBody,
+}
+
+
+def error_responses(
+    *raised: type[errors.RationaleError],
+    auth: bool = True,
+    body: bool = False,
+    validation: bool = True,
+    graph: bool = True,
+) -> dict[int | str, dict[str, Any]]:
+    """Build a route's `responses=`: every error status it can answer, with its body model.
+
+    Args:
+        *raised: the domain error classes the operation raises on purpose.
+        auth: the route takes an API key (401 `auth.invalid_key`, 403 `auth.forbidden`).
+        body: the route reads a request body (413 `input.too_large` from the body limit).
+        validation: the request has a body, path or query parameters FastAPI validates (422).
+        graph: the route reads Neo4j (503 `graph.unavailable`, with `Retry-After`).
+
+    Returns:
+        `{status: {"model": ..., "description": ...}}` listing the stable codes per status.
+    """
+    classes: list[type[errors.RationaleError]] = list(raised)
+    if auth:
+        classes += [errors.AuthError, errors.ForbiddenError]
+    if body:
+        classes.append(errors.TooLargeError)
+    if graph:
+        classes.append(errors.GraphUnavailableError)
+    by_status: dict[int, list[type[errors.RationaleError]]] = {}
+    for cls in classes:
+        by_status.setdefault(_status_of_class(cls), []).append(cls)
+    if validation:
+        by_status.setdefault(422, [])
+    answers: dict[int | str, dict[str, Any]] = {}
+    for status, group in sorted(by_status.items()):
+        codes = sorted(
+            {cls.code for cls in group} | ({"input.invalid"} if status == 422 else set())
+        )
+        models: list[type[BaseModel]] = []
+        for model in [BODY_MODELS.get(cls, ErrorBody) for cls in group] + (
+            [RequestInvalidBody] if status == 422 and validation else []
+        ):
+            if model not in models:
+                models.append(model)
+        if not models:
+            models.append(ErrorBody)
+        answers[status] = {
+            "model": _union(models),
+            "description": "Codes: " + ", ".join(f"`{c}`" for c in codes) + ".",
+        }
+    return answers
+
+
+def _status_of_class(cls: type[errors.RationaleError]) -> int:
+    for base in cls.__mro__:
+        if base in STATUS:
+            return STATUS[base]
+    return 500
+
+
+def _union(models: list[type[BaseModel]]) -> Any:
+    """Return one model, or the union of several (FastAPI renders it as `anyOf`)."""
+    if len(models) == 1:
+        return models[0]
+    union: Any = models[0]
+    for model in models[1:]:
+        union = union | model
+    return union

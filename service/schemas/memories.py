@@ -44,7 +44,7 @@ class MemoryCreate(Strict):
         examples=["home_district"],
     )
     confidence: float | None = Field(
-        default=None, ge=0, le=1, description="Confidence in [0, 1].", examples=[0.9]
+        default=None, ge=0, le=1, strict=True, description="Confidence in [0, 1].", examples=[0.9]
     )
     status: DecisionStatus | None = Field(
         default=None, description="Decision status; default active."
@@ -66,7 +66,9 @@ class MemoryUpdate(Strict):
     """Body of `PATCH /v1/memories/{memory_id}` (send `If-Match: <version>`)."""
 
     content: str | None = Field(default=None, min_length=1, description="New text.")
-    confidence: float | None = Field(default=None, ge=0, le=1, description="New confidence.")
+    confidence: float | None = Field(
+        default=None, ge=0, le=1, strict=True, description="New confidence."
+    )
     status: DecisionStatus | None = Field(default=None, description="New decision status.")
     trigger: str | None = Field(default=None, max_length=2000, description="New trigger.")
     metadata: JsonObject | None = Field(default=None, description="Replaces the metadata.")
@@ -131,4 +133,33 @@ class MemoriesPublic(BaseModel):
     """A list of memories."""
 
     items: list[MemoryPublic]
+    count: int
+
+
+class MemoryBatchCreate(Strict):
+    """Body of `POST /v1/memories/batch`: memories created in one transaction, all or nothing."""
+
+    items: list[MemoryCreate] = Field(
+        min_length=1,
+        description=(
+            "The memories, each as for `POST /v1/memories`; at most RATIONALE_MAX_BATCH_ITEMS "
+            "(default 1000, 413 above)."
+        ),
+    )
+
+
+class MemoryBatchItem(BaseModel):
+    """One item's result, in request order."""
+
+    index: int = Field(description="Position of the item in the request, from 0.")
+    created: bool = Field(
+        description="False when an equal current memory existed, stored before or earlier in the batch."
+    )
+    memory: MemoryPublic
+
+
+class MemoryBatchCreated(BaseModel):
+    """The answer to `POST /v1/memories/batch`."""
+
+    items: list[MemoryBatchItem]
     count: int

@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import (
     BaseModel,
     Field,
+    StrictInt,
 )
 
 from service.domain.models import Kind, StepKind, StepStatus
@@ -28,7 +29,7 @@ class StepIn(Strict):
     status: StepStatus | None = Field(
         default=None, description="hypothesis for a guess under test."
     )
-    rejects: list[int] = Field(
+    rejects: list[StrictInt] = Field(
         default_factory=list, description="Indexes of earlier steps this one rules out."
     )
     cites: list[str] = Field(
@@ -41,7 +42,7 @@ class ProducedIn(Strict):
 
     kind: MemoryKind = Field(default=Kind.DECISION, description="Usually a decision.")
     content: str = Field(min_length=1, description="Its text.")
-    confidence: float | None = Field(default=None, ge=0, le=1)
+    confidence: float | None = Field(default=None, ge=0, le=1, strict=True)
     subject: str | None = Field(default=None, min_length=1, max_length=512)
     attribute: str | None = Field(default=None, min_length=1, max_length=512)
 

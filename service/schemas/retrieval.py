@@ -33,7 +33,9 @@ class SearchRequest(RecallRequest):
     origins: list[str] | None = Field(
         default=None, description="Only memories created through these doors."
     )
-    include_superseded: bool = Field(default=False, description="Also return closed versions.")
+    include_superseded: bool = Field(
+        default=False, strict=True, description="Also return closed versions."
+    )
 
 
 class RetrievalItem(BaseModel):

@@ -3,18 +3,28 @@
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import JSONResponse
 
 from service.api.deps import ReadPrincipal, ServicesDep, WritePrincipal, user_writer
+from service.api.errors import error_responses
 from service.api.idempotent import respond
+from service.domain.memories.batch import BatchItem, create_many
 from service.domain.models import NewMemory
-from service.errors import InvalidInputError
+from service.errors import (
+    EmbeddingError,
+    InvalidInputError,
+    MemoryNotFound,
+    TooLargeError,
+    VersionConflict,
+)
 from service.schemas import (
     InvalidateRequest,
     MemoriesPublic,
+    MemoryBatchCreate,
+    MemoryBatchCreated,
     MemoryCreate,
     MemoryCreated,
     MemoryPublic,
@@ -26,7 +36,19 @@ from service.schemas import (
 router = APIRouter(prefix="/v1/memories", tags=["memories"])
 
 
-@router.post("", status_code=201, response_model=MemoryCreated)
+#: A write that embeds new content: bad input, size limits, the model.
+_CREATE_ERRORS = (InvalidInputError, TooLargeError, EmbeddingError)
+_CREATED_AGAIN: dict[int | str, dict[str, Any]] = {
+    200: {"model": MemoryCreated, "description": "An equal memory existed."}
+}
+
+
+@router.post(
+    "",
+    status_code=201,
+    response_model=MemoryCreated,
+    responses={**_CREATED_AGAIN, **error_responses(*_CREATE_ERRORS, body=True)},
+)
 def create_memory(
     body: MemoryCreate, request: Request, services: ServicesDep, principal: WritePrincipal
 ) -> JSONResponse:
@@ -41,7 +63,47 @@ def create_memory(
     return respond(services, principal, request, body, call)
 
 
-@router.get("/{memory_id}", response_model=MemoryPublic)
+@router.post(
+    "/batch",
+    status_code=201,
+    response_model=MemoryBatchCreated,
+    responses={
+        200: {"model": MemoryBatchCreated, "description": "Every item existed already."},
+        **error_responses(*_CREATE_ERRORS, body=True),
+    },
+)
+def create_memories(
+    body: MemoryBatchCreate, request: Request, services: ServicesDep, principal: WritePrincipal
+) -> JSONResponse:
+    """Create many memories in one transaction, all or nothing (201; 200 when none was new).
+
+    Every item is validated first: an invalid one is a 422 (or 413 over a size limit) naming
+    its index (`items[3]: ...`, `index`), and nothing is written. The items are embedded in one
+    model call and written in order in one transaction, each as `POST /v1/memories` would:
+    `created: false` for an equal current memory (stored before or earlier in the batch),
+    keyed facts applied in order. More than RATIONALE_MAX_BATCH_ITEMS items (default 1000) is
+    a 413. `Idempotency-Key` replays the first answer.
+    """
+
+    def call() -> tuple[int, object]:
+        items = [
+            BatchItem(
+                writer=user_writer(principal, item.actor),
+                memory=NewMemory(**item.model_dump(exclude={"actor"})),
+            )
+            for item in body.items
+        ]
+        outcomes = create_many(services.memories, items, services.settings.max_batch_items)
+        answer = [
+            {"index": o.index, "created": o.created, "memory": asdict(o.memory)} for o in outcomes
+        ]
+        status = 201 if any(o.created for o in outcomes) else 200
+        return status, {"items": answer, "count": len(answer)}
+
+    return respond(services, principal, request, body, call)
+
+
+@router.get("/{memory_id}", response_model=MemoryPublic, responses=error_responses(MemoryNotFound))
 def read_memory(
     memory_id: str,
     services: ServicesDep,
@@ -57,7 +119,11 @@ def read_memory(
     return asdict(services.memories.get(principal.namespace, memory_id, as_of, known_at))
 
 
-@router.patch("/{memory_id}", response_model=MemoryPublic)
+@router.patch(
+    "/{memory_id}",
+    response_model=MemoryPublic,
+    responses=error_responses(*_CREATE_ERRORS, MemoryNotFound, VersionConflict, body=True),
+)
 def update_memory(
     memory_id: str,
     body: MemoryUpdate,
@@ -82,7 +148,11 @@ def update_memory(
     )
 
 
-@router.post("/{memory_id}/invalidate", response_model=MemoryPublic)
+@router.post(
+    "/{memory_id}/invalidate",
+    response_model=MemoryPublic,
+    responses=error_responses(InvalidInputError, MemoryNotFound, VersionConflict, body=True),
+)
 def invalidate_memory(
     memory_id: str,
     body: InvalidateRequest,
@@ -102,7 +172,11 @@ def invalidate_memory(
     return respond(services, principal, request, body, call)
 
 
-@router.post("/{memory_id}/retract", response_model=MemoryPublic)
+@router.post(
+    "/{memory_id}/retract",
+    response_model=MemoryPublic,
+    responses=error_responses(InvalidInputError, MemoryNotFound, body=True),
+)
 def retract_memory(
     memory_id: str,
     body: ReasonRequest,
@@ -120,7 +194,9 @@ def retract_memory(
     return respond(services, principal, request, body, call)
 
 
-@router.get("/{memory_id}/history", response_model=MemoriesPublic)
+@router.get(
+    "/{memory_id}/history", response_model=MemoriesPublic, responses=error_responses(MemoryNotFound)
+)
 def read_history(
     memory_id: str, services: ServicesDep, principal: ReadPrincipal
 ) -> dict[str, object]:

@@ -1,0 +1,176 @@
+"""Batch writes: many memories validated first, embedded in one call, written in one transaction.
+
+`POST /v1/memories/batch` (DESIGN §11). Every item is checked before anything is embedded or
+written, so an invalid item names its index and leaves the graph untouched; the items are then
+created in request order inside one write transaction (all or nothing), each through the same
+`MemoryService.create_in` as a single write, so content idempotency and the keyed-fact rule apply
+exactly as they do one by one, and an item equal to an earlier item of the same batch comes back
+as that memory with `created` False.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from service.domain.memories.public import Memory, memory_public
+from service.domain.memories.rows import utcnow
+from service.domain.memories.store import MemoryService
+from service.domain.models import KIND_LABELS, WRITABLE_KINDS, Kind, NewMemory, Writer
+from service.embeddings import Embedder
+from service.errors import InvalidInputError, RationaleError, TooLargeError
+from service.graph.query_names import QueryName
+from service.graph.records import MemoryRecord
+from service.graph.repository import Runner, Tx
+
+
+@dataclass(frozen=True)
+class BatchItem:
+    """One memory of a batch: who writes it and what to create."""
+
+    writer: Writer
+    memory: NewMemory
+
+
+@dataclass(frozen=True)
+class BatchOutcome:
+    """One item's result, in request order.
+
+    Attributes:
+        index: the item's position in the request, from 0.
+        created: False when an equal current memory existed (stored before, or earlier in
+            the same batch); `memory` is then that memory.
+        memory: the stored memory (public shape).
+    """
+
+    index: int
+    created: bool
+    memory: Memory
+
+
+def _with_index(exc: RationaleError, index: int) -> RationaleError:
+    """Return the same error class with the item's index in its message and `extra`."""
+    return type(exc)(f"items[{index}]: {exc.message}", extra={**exc.extra, "index": index})
+
+
+def _equal_stored(runner: Runner, rows: list[dict[str, Any]]) -> dict[int, MemoryRecord]:
+    """Return, by row index, the current memory equal to a row (kind, key, normalised content)."""
+    keys = [
+        {
+            "index": i,
+            "kind": row["kind"],
+            "content_norm": row["content_norm"],
+            "subject": row["subject"],
+            "attribute": row["attribute"],
+        }
+        for i, row in enumerate(rows)
+    ]
+    found = runner.run(
+        QueryName.MEMORY_FIND_EQUAL_MEMORIES, {"namespace": rows[0]["namespace"], "rows": keys}
+    )
+    return {int(r["index"]): MemoryRecord.from_props(r["memory"]) for r in found}
+
+
+def _embed(embedder: Embedder, rows: list[dict[str, Any]]) -> None:
+    """Fill every empty `embedding` in one model call, each distinct content encoded once."""
+    texts = sorted({row["content"] for row in rows if not row["embedding"]})
+    vectors = dict(zip(texts, embedder.encode(texts), strict=True))
+    for row in rows:
+        if not row["embedding"]:
+            row["embedding"] = vectors[row["content"]]
+
+
+def _write(
+    memories: MemoryService, tx: Tx, rows: list[dict[str, Any]], items: Sequence[BatchItem]
+) -> list[tuple[MemoryRecord, bool]]:
+    """Create the rows in one transaction: unkeyed ones in one query, keyed facts in order.
+
+    Unkeyed items are independent of keyed ones (equality includes the key), so they are
+    matched against stored memories and against each other, then created together; keyed facts
+    go one by one through `create_in`, which applies the keyed-fact rule in request order.
+    """
+    now = rows[0]["system_from"]
+    stored = _equal_stored(tx, rows)
+    results: dict[int, tuple[MemoryRecord, bool]] = {}
+    first: dict[tuple[str, str], int] = {}
+    repeats: dict[int, int] = {}
+    fresh: list[int] = []
+    for i, row in enumerate(rows):
+        if row["subject"] is not None:
+            continue
+        if i in stored:
+            results[i] = (stored[i], False)
+            continue
+        key = (row["kind"], row["content_norm"])
+        if key in first:
+            repeats[i] = first[key]
+            continue
+        first[key] = i
+        fresh.append(i)
+    keyed = [i for i, row in enumerate(rows) if row["subject"] is not None]
+    # Only rows whose equal memory went away since the read still lack an embedding.
+    _embed(memories.embedder, [rows[i] for i in fresh + keyed if i not in stored])
+    created = tx.memories(
+        QueryName.MEMORY_CREATE_MEMORIES,
+        {"rows": [{"label": KIND_LABELS[Kind(rows[i]["kind"])], "props": rows[i]} for i in fresh]},
+    )
+    by_uid = {record.uid: record for record in created}
+    for i in fresh:
+        results[i] = (by_uid[rows[i]["uid"]], True)
+    for i, j in repeats.items():
+        results[i] = (results[j][0], False)
+    for i in keyed:
+        results[i] = memories.create_in(tx, rows[i], now, items[i].writer)
+    return [results[i] for i in range(len(rows))]
+
+
+def create_many(
+    memories: MemoryService, items: Sequence[BatchItem], max_items: int
+) -> list[BatchOutcome]:
+    """Create many memories at once (`POST /v1/memories/batch`), all or nothing.
+
+    One model call embeds the batch's distinct new contents (items equal to a stored memory
+    need no embedding); one write transaction creates the items in order.
+
+    Args:
+        memories: the memory store (validation, embedder, transaction, `create_in`).
+        items: the memories in request order; 1 to `max_items` of them.
+        max_items: the documented batch limit (`RATIONALE_MAX_BATCH_ITEMS`).
+
+    Returns:
+        One outcome per item, in request order.
+
+    Raises:
+        TooLargeError: more than `max_items` items (413), or an item over a size limit (its
+            index in the message and in `extra["index"]`).
+        InvalidInputError: no items, or an item breaks a rule (422, its index named); nothing
+            is written.
+        EmbeddingError: the model failed (503); nothing is written.
+    """
+    if not items:
+        raise InvalidInputError("items: send at least one memory")
+    if len(items) > max_items:
+        raise TooLargeError(f"items: {len(items)} memories, over the batch limit of {max_items}")
+    now = utcnow()
+    rows: list[dict[str, Any]] = []
+    for index, item in enumerate(items):
+        fields = asdict(item.memory)
+        kind, content = fields.pop("kind"), fields.pop("content")
+        try:
+            if kind not in {k.value for k in WRITABLE_KINDS}:
+                raise InvalidInputError(f"kind: {kind!r} cannot be created here")
+            # An empty embedding defers encoding: the whole batch is encoded in one call below.
+            rows.append(
+                memories.new_props(item.writer, kind, content, now=now, embedding=[], **fields)
+            )
+        except (InvalidInputError, TooLargeError) as exc:
+            raise _with_index(exc, index) from exc
+    # Rows equal to a stored memory need no embedding; the transaction checks again.
+    stored = _equal_stored(memories.graph, rows)
+    _embed(memories.embedder, [row for i, row in enumerate(rows) if i not in stored])
+    written = memories.graph.write(lambda tx: _write(memories, tx, rows, items))
+    return [
+        BatchOutcome(index=index, created=created, memory=memory_public(record))
+        for index, (record, created) in enumerate(written)
+    ]
