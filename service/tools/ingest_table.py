@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -103,53 +103,68 @@ def ingest_file(services: Services, namespace: str, corpus: Path, path: Path) ->
     )
 
 
-def run(services: Services, corpus: Path, files: Sequence[Path] | None = None) -> list[IngestRow]:
+def run(
+    services: Services,
+    corpus: Path,
+    files: Sequence[Path] | None = None,
+    on_row: Callable[[IngestRow], None] | None = None,
+) -> list[IngestRow]:
     """Ingest every corpus file into a fresh namespace, then delete that namespace.
 
     Args:
         services: the wired service.
         corpus: the corpus root.
         files: the files to ingest (default: `corpus_files`).
+        on_row: called with each row as soon as its file is done.
 
     Returns:
         One row per file, in order.
     """
     namespace = f"ingest_report_{uuid.uuid4().hex[:12]}"
+    rows: list[IngestRow] = []
     try:
-        return [ingest_file(services, namespace, corpus, p) for p in files or corpus_files(corpus)]
+        for path in files or corpus_files(corpus):
+            rows.append(ingest_file(services, namespace, corpus, path))
+            if on_row is not None:
+                on_row(rows[-1])
+        return rows
     finally:
-        services.graph.driver.execute_query(
-            "MATCH (n {namespace: $ns}) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 1000 ROWS",
-            {"ns": namespace},
-        )
+        # CALL ... IN TRANSACTIONS needs an implicit (auto-commit) transaction
+        with services.graph.driver.session(database=services.settings.neo4j_database) as session:
+            session.run(
+                "MATCH (n {namespace: $ns}) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 1000 ROWS",
+                ns=namespace,
+            ).consume()
+
+
+def header() -> str:
+    """The Markdown table's header lines."""
+    return "| " + " | ".join(COLUMNS) + " |\n|" + "---|" * len(COLUMNS) + "\n"
+
+
+def render_row(row: IngestRow) -> str:
+    """One Markdown table line."""
+    return "| " + " | ".join(row.cells()) + " |\n"
 
 
 def render_plain(rows: Sequence[IngestRow]) -> str:
     """Render the rows as a Markdown table with a totals line."""
+    verdicts: Counter[str] = Counter()
+    for r in rows:
+        for part in r.verdicts.split():
+            if "=" in part:
+                name, n = part.split("=")
+                verdicts[name] += int(n)
     total = IngestRow(
         "total",
         "",
         sum(r.units for r in rows),
         sum(r.traces for r in rows),
         sum(r.steps for r in rows),
-        " ".join(
-            f"{v}={n}"
-            for v, n in sorted(
-                sum(
-                    (
-                        Counter(dict(p.split("=") for p in r.verdicts.split()))
-                        for r in rows
-                        if r.verdicts != "-"
-                    ),
-                    Counter(),
-                ).items()
-            )
-        ),
+        " ".join(f"{v}={n}" for v, n in sorted(verdicts.items())),
         sum(r.trimmed for r in rows),
         sum(r.redacted for r in rows),
         "",
         sum(r.seconds for r in rows),
     )
-    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
-    lines += ["| " + " | ".join(r.cells()) + " |" for r in [*rows, total]]
-    return "\n".join(lines) + "\n"
+    return header() + "".join(render_row(r) for r in [*rows, total])
