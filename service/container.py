@@ -15,10 +15,12 @@ from service.domain.policy import VisibilityPolicy
 from service.domain.precedents import PrecedentService
 from service.domain.quality import QualityThresholds
 from service.domain.reasoning import ReasoningService
+from service.domain.reasoning.record import task_key
 from service.domain.retrieval import RetrievalConfig, RetrievalService
 from service.embeddings import Embedder, SentenceTransformerEmbedder
 from service.graph.cypher import QueryRegistry
 from service.graph.driver import bind_neomodel, create_driver, unbind_neomodel
+from service.graph.migrations import run_migrations
 from service.graph.repository import Graph
 from service.graph.schema import apply_schema, check_vector_dimension, wait_online
 from service.settings import Settings
@@ -80,6 +82,7 @@ def build_services(settings: Settings, embedder: Embedder | None = None) -> Serv
     driver = create_driver(settings)
     try:
         graph = Graph(driver, registry, settings.neo4j_database, settings.query_timeout_s)
+        log.info("migrations: %s", run_migrations(graph, task_key))
         applied = apply_schema(graph)
         log.info("schema: %d statements applied (idempotent)", len(applied))
         if embedder is None:

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ValidationError
 
 from service.api.auth import Principal
 from service.container import Services
-from service.domain.idempotency import request_hash
+from service.domain.idempotency import StoredAnswer, request_hash
 from service.errors import InvalidInputError
 
 
@@ -68,6 +68,10 @@ def respond(
 ) -> JSONResponse:
     """Run `call` once per `Idempotency-Key`, or replay the stored answer.
 
+    With a key, the request first claims it (`IdempotencyService.begin`): concurrent requests
+    with the same key wait for the holder's answer and replay it, or get 409
+    `idempotency.in_flight`; only the holder runs `call`. A failed `call` releases the claim.
+
     Args:
         services: for the idempotency store.
         principal: the caller (keys are per namespace).
@@ -80,25 +84,32 @@ def respond(
         stored or sent; replays carry `Idempotent-Replay: true`.
 
     Raises:
-        InvalidInputError: the `Idempotency-Key` is not 1 to 200 characters.
+        InvalidInputError: the `Idempotency-Key` is not 1 to 200 characters, or was used for
+            a different request.
+        IdempotencyInFlight: another request with the key is still in flight (409).
         ResponseValidationError: the answer breaks the response model (500).
     """
     model = response_model_of(request)
     key = request.headers.get("Idempotency-Key")
+    if not key:
+        status, answer = call()
+        return JSONResponse(conform(model, answer), status_code=status)
+    if not (1 <= len(key) <= 200):
+        raise InvalidInputError("Idempotency-Key must be 1 to 200 characters")
     payload = body.model_dump_json().encode() if body is not None else b""
-    if key:
-        if not (1 <= len(key) <= 200):
-            raise InvalidInputError("Idempotency-Key must be 1 to 200 characters")
-        digest = request_hash(request.method, request.url.path, payload)
-        stored = services.idempotency.lookup(principal.namespace, key, digest)
-        if stored is not None:
-            return JSONResponse(
-                conform(model, stored.body),
-                status_code=stored.status,
-                headers={"Idempotent-Replay": "true"},
-            )
-    status, answer = call()
-    encoded = conform(model, answer)
-    if key:
-        services.idempotency.remember(principal.namespace, key, digest, status, encoded)
+    digest = request_hash(request.method, request.url.path, payload)
+    held = services.idempotency.begin(principal.namespace, key, digest)
+    if isinstance(held, StoredAnswer):
+        return JSONResponse(
+            conform(model, held.body),
+            status_code=held.status,
+            headers={"Idempotent-Replay": "true"},
+        )
+    try:
+        status, answer = call()
+        encoded = conform(model, answer)
+    except BaseException:
+        services.idempotency.release(held)
+        raise
+    services.idempotency.finish(held, status, encoded)
     return JSONResponse(encoded, status_code=status)

@@ -4,6 +4,19 @@ Every query is looked up by name in the `QueryRegistry`, its parameters are chec
 file's declaration before anything is sent, its result shape against the file's `returns:`,
 and Neo4j temporal values come back as native timezone-aware `datetime`s. Rows that are stored
 memories or traces are mapped to the frozen records of `service.graph.records` here.
+
+Time representation (decided here, once): every `datetime` sent to Neo4j is converted by
+`to_graph` to UTC with the fixed offset `Z` (`datetime.UTC`), so it is stored as a zoned
+`DATETIME` like `2025-09-21T08:00:00Z`, never with a zone id (`...Z[UTC]`): Neo4j orders a
+zone-id value and an offset value of the same instant apart, so mixing them breaks boundary
+comparisons. `to_native` gives back the same form (`tzinfo=datetime.UTC`), so values read and
+written again keep it (the driver hands back `pytz.utc`, which it would send as `[UTC]`). Naive
+datetimes are refused. `service.graph.migrations` rewrites stored values of any other form.
+Boundary semantics of every period: `from <= t < to` (valid and system time alike).
+
+A write unit that fails on a uniqueness constraint is retried once: a concurrent `MERGE` or
+`CREATE` of the same identity lost the race, and the retry finds the winner's node (or, for a
+version, sees that it is stale).
 """
 
 from __future__ import annotations
@@ -11,6 +24,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 import neo4j
@@ -29,8 +43,17 @@ Row = dict[str, Any]
 
 
 def to_native(value: Any) -> Any:
-    """Convert Neo4j temporal values (also inside lists and maps) to Python ones."""
-    if isinstance(value, DateTime | Date | Time):
+    """Convert Neo4j temporal values (also inside lists and maps) to Python ones.
+
+    A zoned `DATETIME` comes back as a `datetime` with `tzinfo=datetime.UTC`, whatever its
+    stored zone (see the module docstring); dates, local times and durations as they are.
+    """
+    if isinstance(value, DateTime):
+        native = value.to_native()
+        if native.tzinfo is not None:
+            return native.astimezone(UTC)
+        return native
+    if isinstance(value, Date | Time):
         return value.to_native()
     if isinstance(value, Duration):
         return value
@@ -39,6 +62,31 @@ def to_native(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: to_native(v) for k, v in value.items()}
     return value
+
+
+def to_graph(value: Any) -> Any:
+    """Convert a parameter value for Neo4j: every `datetime` (also inside lists and maps) to UTC.
+
+    Returns:
+        The value with each `datetime` as `datetime.astimezone(UTC)` (stored as `...Z`).
+
+    Raises:
+        RationaleError: a naive `datetime` (a programming error: every time has an offset).
+    """
+    if isinstance(value, datetime):
+        if value.tzinfo is None or value.utcoffset() is None:
+            raise RationaleError(f"naive datetime {value.isoformat()} sent to Neo4j")
+        return value.astimezone(UTC)
+    if isinstance(value, list | tuple):
+        return [to_graph(v) for v in value]
+    if isinstance(value, dict):
+        return {k: to_graph(v) for k, v in value.items()}
+    return value
+
+
+def graph_params(params: Mapping[str, Any]) -> dict[str, Any]:
+    """Return `params` converted by `to_graph`, ready for the driver."""
+    return {k: to_graph(v) for k, v in params.items()}
 
 
 def _check_shape(query: NamedQuery, rows: list[Row]) -> None:
@@ -68,6 +116,20 @@ def translate_errors() -> Iterator[None]:
         neo4j.exceptions.TransientError,
     ) as exc:
         raise GraphUnavailableError(f"Neo4j is unavailable: {exc}") from exc
+
+
+def _retry_constraint_once(attempt: Callable[[], T]) -> T:
+    """Run a write `attempt`; when a uniqueness constraint refuses it, run it once more.
+
+    The first failure means a concurrent transaction committed the same identity first (a
+    `MERGE` race, a version written twice); the second attempt reads that winner. A second
+    refusal propagates (`translate_errors` makes it a `ConflictError`).
+    """
+    try:
+        return attempt()
+    except neo4j.exceptions.ConstraintError as exc:
+        log.info("write refused by a uniqueness constraint, retrying once: %s", exc.message)
+        return attempt()
 
 
 class Runner:
@@ -121,7 +183,7 @@ class Tx(Runner):
             The rows as dicts of native values.
         """
         query = self._graph.query(name, params)
-        result = self._tx.run(query.text, dict(params))
+        result = self._tx.run(query.text, graph_params(params))
         rows = [to_native(r.data()) for r in result]
         _check_shape(query, rows)
         return rows
@@ -171,19 +233,23 @@ class Graph(Runner):
         """
         query = self.query(name, params)
         routing = RoutingControl.READ if query.mode == "read" else RoutingControl.WRITE
-        with translate_errors():
+        sent = graph_params(params)
+
+        def attempt() -> list[Row]:
             if query.mode == "schema":
                 with self.driver.session(database=self.database) as session:
-                    result = session.run(Query(query.text), dict(params))
-                    rows = [to_native(r.data()) for r in result]
-            else:
-                records, _, _ = self.driver.execute_query(
-                    Query(query.text, timeout=self.timeout_s),
-                    parameters_=dict(params),
-                    routing_=routing,
-                    database_=self.database,
-                )
-                rows = [to_native(r.data()) for r in records]
+                    result = session.run(Query(query.text), sent)
+                    return [to_native(r.data()) for r in result]
+            records, _, _ = self.driver.execute_query(
+                Query(query.text, timeout=self.timeout_s),
+                parameters_=sent,
+                routing_=routing,
+                database_=self.database,
+            )
+            return [to_native(r.data()) for r in records]
+
+        with translate_errors():
+            rows = _retry_constraint_once(attempt) if query.mode == "write" else attempt()
         _check_shape(query, rows)
         return rows
 
@@ -210,10 +276,14 @@ class Graph(Runner):
         def body(tx: ManagedTransaction) -> T:
             return work(Tx(self, tx))
 
-        with translate_errors(), self.driver.session(database=self.database) as session:
-            if write:
-                return session.execute_write(body)
-            return session.execute_read(body)
+        def attempt() -> T:
+            with self.driver.session(database=self.database) as session:
+                if write:
+                    return session.execute_write(body)
+                return session.execute_read(body)
+
+        with translate_errors():
+            return _retry_constraint_once(attempt) if write else attempt()
 
     def ping(self) -> bool:
         """Return True when the server answers `RETURN 1`."""

@@ -15,7 +15,7 @@ from service.api import routes
 from service.api.auth import Principal
 from service.api.idempotent import conform, respond
 from service.container import Services
-from service.domain.idempotency import StoredAnswer
+from service.domain.idempotency import Claim, StoredAnswer
 from service.schemas import MaintenanceReport, RevisitItem
 
 REPORT: dict[str, Any] = {
@@ -60,11 +60,16 @@ class _Store:
         self.stored = stored
         self.remembered: list[tuple[int, Any]] = []
 
-    def lookup(self, namespace: str, key: str, digest: str) -> StoredAnswer | None:
-        return self.stored
+        self.released = 0
 
-    def remember(self, namespace: str, key: str, digest: str, status: int, body: Any) -> None:
+    def begin(self, namespace: str, key: str, digest: str) -> Claim | StoredAnswer:
+        return self.stored or Claim(namespace=namespace, key=key, token="t")
+
+    def finish(self, claim: Claim, status: int, body: Any) -> None:
         self.remembered.append((status, body))
+
+    def release(self, claim: Claim) -> None:
+        self.released += 1
 
 
 class _Services:
@@ -103,6 +108,7 @@ def test_fresh_answers_are_validated_before_they_are_stored_and_sent() -> None:
     with pytest.raises(ResponseValidationError):
         respond(services, PRINCIPAL, request, None, lambda: (200, {**REPORT, "changed": None}))
     assert len(store.remembered) == 1  # a refused answer is never stored
+    assert store.released == 1  # and its claim is given up
 
 
 def test_replayed_answers_are_validated_too() -> None:

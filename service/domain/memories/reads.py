@@ -2,13 +2,41 @@
 
 from __future__ import annotations
 
+import time
 from datetime import datetime
+from typing import Any
 
 from service.domain.memories.public import Memory, memory_public
-from service.errors import MemoryNotFound
+from service.errors import MemoryNotFound, VersionConflict
 from service.graph.query_names import QueryName
 from service.graph.records import MemoryRecord
-from service.graph.repository import Graph, Tx
+from service.graph.repository import Graph, Row, Runner, Tx
+
+#: How often a read of the current version is tried while a version transition commits.
+CURRENT_READ_ATTEMPTS = 6
+#: Pause before the n-th repeated read: n times this, in seconds.
+RETRY_PAUSE_S = 0.005
+
+
+def valid_at(record: MemoryRecord, as_of: datetime) -> bool:
+    """Return True when `record` is valid at `as_of`: `valid_from <= as_of < valid_to`."""
+    return record.valid_from <= as_of and (record.valid_to is None or as_of < record.valid_to)
+
+
+def state_params(namespace: str, memory_id: str) -> dict[str, Any]:
+    """Return the parameters of `memory/get_memory_state`."""
+    return {"namespace": namespace, "memory_id": memory_id}
+
+
+def in_flight(state: Row | None) -> bool:
+    """Return True when a read that found no current version must look again.
+
+    That is when the memory's last version (`memory/get_memory_state`) is current, or was closed
+    without being retracted (its successor is being committed).
+    """
+    if state is None or not state.get("memory_id"):
+        return False
+    return state.get("system_to") is None or state.get("retracted_reason") is None
 
 
 class MemoryReader:
@@ -30,6 +58,10 @@ class MemoryReader:
     ) -> Memory:
         """Return the current version, or the one believed at `known_at` about `as_of`.
 
+        Periods are half-open: a version is valid at `as_of` when `valid_from <= as_of <
+        valid_to` (no `valid_to`: still true), and believed at `known_at` when `system_from <=
+        known_at < system_to`.
+
         Args:
             namespace: the tenant.
             memory_id: the memory.
@@ -39,10 +71,20 @@ class MemoryReader:
         Raises:
             MemoryNotFound: no such memory (or none valid/known at those times) in the namespace.
         """
-        record = self.graph.memory(
-            QueryName.MEMORY_GET_MEMORY,
-            {"namespace": namespace, "memory_id": memory_id, "as_of": as_of, "known_at": known_at},
-        )
+        if known_at is None:
+            record = self.find_current_in(self.graph, namespace, memory_id)
+            if record is not None and as_of is not None and not valid_at(record, as_of):
+                record = None
+        else:
+            record = self.graph.memory(
+                QueryName.MEMORY_GET_MEMORY,
+                {
+                    "namespace": namespace,
+                    "memory_id": memory_id,
+                    "as_of": as_of,
+                    "known_at": known_at,
+                },
+            )
         if record is None:
             if as_of is not None or known_at is not None:
                 raise MemoryNotFound(
@@ -68,20 +110,50 @@ class MemoryReader:
         """Return the current version inside a transaction.
 
         Raises:
-            MemoryNotFound: no current version in this namespace.
+            MemoryNotFound: no current version in this namespace (none, or retracted).
+            VersionConflict: a concurrent writer is replacing the current version (409: read
+                again and retry), never reported as a 404.
         """
-        record = tx.memory(
-            QueryName.MEMORY_GET_MEMORY,
-            {"namespace": namespace, "memory_id": memory_id, "as_of": None, "known_at": None},
-        )
-        if record is None:
-            raise self.not_found(namespace, memory_id)
-        return record
+        record = self.find_current_in(tx, namespace, memory_id)
+        if record is not None:
+            return record
+        if in_flight(tx.one(QueryName.MEMORY_GET_MEMORY_STATE, state_params(namespace, memory_id))):
+            raise VersionConflict(f"memory {memory_id} was changed concurrently; read it again")
+        raise self.not_found(namespace, memory_id)
+
+    def find_current_in(
+        self, runner: Runner, namespace: str, memory_id: str
+    ) -> MemoryRecord | None:
+        """Return the current version (`system_to` unset), or None when there is none.
+
+        Atomic to version transitions: a write closes the old version and creates its
+        successor in one transaction, but a read-committed query can find the old node by
+        index before that commit and read its `system_to` after it, seeing neither. When no
+        current version is found while the last version was closed without being retracted
+        (so a successor exists), the read is repeated, up to `CURRENT_READ_ATTEMPTS` times.
+
+        Args:
+            runner: the graph (own transaction per query) or an open transaction.
+            namespace: the tenant.
+            memory_id: the memory.
+        """
+        params = {"namespace": namespace, "memory_id": memory_id, "as_of": None, "known_at": None}
+        for attempt in range(CURRENT_READ_ATTEMPTS):
+            record = runner.memory(QueryName.MEMORY_GET_MEMORY, params)
+            if record is not None:
+                return record
+            state = runner.one(
+                QueryName.MEMORY_GET_MEMORY_STATE, state_params(namespace, memory_id)
+            )
+            if not in_flight(state):
+                return None
+            time.sleep(RETRY_PAUSE_S * attempt)
+        return None
 
     def not_found(self, namespace: str, memory_id: str) -> MemoryNotFound:
         """Return the error for a memory with no current version (says so when it was retracted)."""
         state = self.graph.one(
-            QueryName.MEMORY_GET_MEMORY_STATE, {"namespace": namespace, "memory_id": memory_id}
+            QueryName.MEMORY_GET_MEMORY_STATE, state_params(namespace, memory_id)
         )
         if state is not None and state.get("memory_id") and state.get("system_to") is not None:
             return MemoryNotFound(

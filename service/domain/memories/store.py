@@ -124,6 +124,16 @@ class MemoryService(MemoryVersions):
             `(stored version, created)`; `created` is False when an equal current memory
             (same kind, namespace, key and normalised content) already existed.
         """
+        keyed = props["subject"] is not None
+        if keyed:
+            # Lock the key before looking for an equal value: concurrent identical writes then
+            # run one after the other, and each later one finds the first one's value.
+            key = {
+                "namespace": props["namespace"],
+                "subject": props["subject"],
+                "attribute": props["attribute"],
+            }
+            tx.run(QueryName.MEMORY_LOCK_KEY, {**key, "now": now})
         existing = tx.memory(
             QueryName.MEMORY_FIND_EQUAL_MEMORY,
             {
@@ -136,16 +146,9 @@ class MemoryService(MemoryVersions):
         )
         if existing is not None:
             return existing, False
-        keyed = props["subject"] is not None
         previous: list[MemoryRecord] = []
         corrected: list[MemoryRecord] = []
         if keyed:
-            key = {
-                "namespace": props["namespace"],
-                "subject": props["subject"],
-                "attribute": props["attribute"],
-            }
-            tx.run(QueryName.MEMORY_LOCK_KEY, {**key, "now": now})
             values = tx.memories(QueryName.MEMORY_GET_KEY_CURRENT, key)
             props, previous, corrected = place_keyed_value(props, values)
         created = tx.memory(

@@ -22,11 +22,20 @@ from service.domain.quality import QualityThresholds, assess, conclusion_of
 from service.domain.reasoning.drafts import clean_draft, embedding_texts, trace_content
 from service.domain.reasoning.public import Trace
 from service.domain.reasoning.read import TraceReader
-from service.domain.text import check_json
+from service.domain.text import check_json, normalise_for_match
 from service.errors import InvalidInputError, MissingReference, ReasoningRejected
 from service.graph.query_names import QueryName
 from service.graph.records import CitedMemory, MemoryRecord
 from service.graph.repository import Graph, Tx
+
+
+def task_key(task: str) -> str:
+    """Return a `:Task`'s identity within its namespace: its normalised text (`Task.key`).
+
+    Two traces serve the same task when their task texts are equal after NFC, case folding and
+    white-space collapsing (`normalise_for_match`); the `task_key` constraint keeps one node.
+    """
+    return normalise_for_match(task)
 
 
 @dataclass(frozen=True)
@@ -212,15 +221,7 @@ class ReasoningService(TraceReader):
         produced: MemoryRecord | None = None
         produced_created = False
         if draft.produced_memory_id is not None:
-            produced = tx.memory(
-                QueryName.MEMORY_GET_MEMORY,
-                {
-                    "namespace": writer.namespace,
-                    "memory_id": draft.produced_memory_id,
-                    "as_of": None,
-                    "known_at": None,
-                },
-            )
+            produced = self.memories.find_current_in(tx, writer.namespace, draft.produced_memory_id)
             if produced is None:
                 raise MissingReference(
                     f"produced_memory_id {draft.produced_memory_id} does not exist",
@@ -245,7 +246,13 @@ class ReasoningService(TraceReader):
         )
         trace = tx.one(
             QueryName.REASONING_CREATE_TRACE,
-            {"namespace": writer.namespace, "props": props, "task": draft.task, "now": now},
+            {
+                "namespace": writer.namespace,
+                "props": props,
+                "task": draft.task,
+                "task_key": task_key(draft.task),
+                "now": now,
+            },
         )
         assert trace is not None
         trace_id, trace_uid = str(trace["memory_id"]), str(trace["uid"])

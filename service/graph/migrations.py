@@ -1,0 +1,118 @@
+"""Data migrations run at start-up before the schema: fix what older versions stored (idempotent).
+
+Each step rewrites only what is still wrong, so running them again changes nothing, and they
+run before `apply_schema` because the uniqueness constraints it creates would refuse a
+database still holding duplicates. In order:
+
+1. **Times.** Every zoned `DATETIME` property of a node or relationship that is not stored
+   with the offset `Z` (a zone id such as `...Z[UTC]`, or another offset) is rewritten to the
+   same instant in UTC with offset `Z`, the one stored form (`service.graph.repository`).
+2. **Tasks.** `:Task` nodes from before tasks had a normalised `key` get one; tasks of one
+   namespace and key are merged into one (the already keyed one, else the oldest): every
+   relationship of the others (`SERVED` from traces, and any other type) is moved onto it, then
+   the others are deleted.
+3. **Sources.** `:Source` nodes of one namespace and `sha256` are merged into the oldest: their
+   relationships (`EXTRACTED_FROM`) are moved and memories' `source_id` re-pointed. The old
+   non-unique index `source_sha` is dropped (whole-database runs only), so the schema can
+   create the unique constraint of that name (`cypher/schema/015_source_sha.cypher`).
+
+Community Edition has no APOC: the moves are plain Cypher (`CREATE` with the relationship's
+own dynamic type and properties, then `DETACH DELETE`).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from service.graph.query_names import QueryName
+from service.graph.repository import Graph
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class MigrationReport:
+    """What one run of the migrations changed (all zero on a database already migrated).
+
+    Attributes:
+        node_times: node time properties rewritten to UTC `Z`.
+        relationship_times: relationship time properties rewritten to UTC `Z`.
+        tasks_keyed: `(namespace, key)` groups of unkeyed tasks given their key.
+        tasks_deleted: duplicate `:Task` nodes merged away.
+        sources_deleted: duplicate `:Source` nodes merged away.
+        edges_moved: relationships moved from a duplicate onto the node kept.
+    """
+
+    node_times: int = 0
+    relationship_times: int = 0
+    tasks_keyed: int = 0
+    tasks_deleted: int = 0
+    sources_deleted: int = 0
+    edges_moved: int = 0
+
+    @property
+    def changed(self) -> int:
+        """The number of changes of every kind together."""
+        return (
+            self.node_times
+            + self.relationship_times
+            + self.tasks_keyed
+            + self.tasks_deleted
+            + self.sources_deleted
+            + self.edges_moved
+        )
+
+
+def run_migrations(
+    graph: Graph, task_key: Callable[[str], str], namespace: str | None = None
+) -> MigrationReport:
+    """Run every migration step in order; each step commits on its own and is idempotent.
+
+    Args:
+        graph: the query runner.
+        task_key: the normalisation that makes a task text a `:Task` key (the reasoning
+            domain's `task_key`, passed in: the graph layer holds no domain rules).
+        namespace: only this tenant (tests); None for the whole database (start-up).
+
+    Returns:
+        What changed.
+    """
+    scope = {"namespace": namespace}
+    node_times = _count(graph, QueryName.MIGRATION_NORMALISE_NODE_TIMES, scope, "changed")
+    rel_times = _count(graph, QueryName.MIGRATION_NORMALISE_RELATIONSHIP_TIMES, scope, "changed")
+    groups: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for row in graph.run(QueryName.MIGRATION_LIST_UNKEYED_TASKS, scope):
+        groups[(row["namespace"], task_key(row["content"]))].append(row["uid"])
+    tasks_deleted = moved = 0
+    for (ns, key), uids in sorted(groups.items()):
+        merged = graph.one(
+            QueryName.MIGRATION_MERGE_TASKS, {"namespace": ns, "key": key, "uids": uids}
+        )
+        if merged is not None:
+            tasks_deleted += int(merged["deleted"])
+            moved += int(merged["moved"])
+    sources = graph.one(QueryName.MIGRATION_MERGE_SOURCES, scope)
+    assert sources is not None
+    moved += int(sources["moved"])
+    if namespace is None and graph.one(QueryName.MIGRATION_GET_PLAIN_SOURCE_INDEX, {}):
+        log.warning("migrations: dropping index source_sha for the unique constraint source_sha")
+        graph.run(QueryName.SCHEMA_STATE_DROP_INDEX, {"name": "source_sha"})
+    report = MigrationReport(
+        node_times=node_times,
+        relationship_times=rel_times,
+        tasks_keyed=len(groups),
+        tasks_deleted=tasks_deleted,
+        sources_deleted=int(sources["deleted"]),
+        edges_moved=moved,
+    )
+    if report.changed:
+        log.warning("migrations changed stored data: %s", report)
+    return report
+
+
+def _count(graph: Graph, name: QueryName, params: dict[str, str | None], column: str) -> int:
+    row = graph.one(name, params)
+    return 0 if row is None else int(row[column])

@@ -1,0 +1,192 @@
+"""Concurrent writers and readers on the real Neo4j (issue 18): one effect, no 5xx, no false 404.
+
+Concurrency is real: every request runs on its own thread, released together by a barrier, and
+the app serves its sync routes from a thread pool (TestClient serialises nothing); each test
+also checks that its requests overlapped in time.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import httpx2 as httpx
+from neo4j import Driver
+
+from tests.conftest import Tenant
+from tests.factories import memory
+
+
+def race(n: int, call: Callable[[int], httpx.Response]) -> list[httpx.Response]:
+    """Run `call(i)` for i in 0..n-1 on n threads started together; assert they overlapped."""
+    barrier = threading.Barrier(n)
+    spans: list[tuple[float, float]] = [(0.0, 0.0)] * n
+
+    def one(i: int) -> httpx.Response:
+        barrier.wait()
+        start = time.monotonic()
+        response = call(i)
+        spans[i] = (start, time.monotonic())
+        return response
+
+    with ThreadPoolExecutor(max_workers=n) as pool:
+        responses = list(pool.map(one, range(n)))
+    assert max(s for s, _ in spans) < min(e for _, e in spans), "the requests did not overlap"
+    return responses
+
+
+def trace_body(evidence_id: str, task: str) -> dict[str, Any]:
+    return {
+        "task": task,
+        "steps": [
+            {
+                "kind": "observation",
+                "content": "the disk of the build machine is 95% full",
+                "cites": [evidence_id],
+            },
+            {"kind": "conclusion", "content": "the full disk of the build machine broke the build"},
+        ],
+    }
+
+
+def count(driver: Driver, cypher: str, namespace: str) -> int:
+    records, _, _ = driver.execute_query(cypher, ns=namespace)
+    return int(records[0]["n"])
+
+
+def test_concurrent_traces_for_one_task_share_one_task_node(
+    tenant: Tenant, neo4j_driver: Driver
+) -> None:
+    ev = memory(tenant, "the disk of the build machine is 95% full")
+    # The same task, spelled with other case and spacing by some writers: one :Task.
+    tasks = ["Why did the build fail?", "why did the  build fail?"]
+    responses = race(
+        8, lambda i: tenant.post("/v1/reasoning", json=trace_body(ev["memory_id"], tasks[i % 2]))
+    )
+    assert [r.status_code for r in responses] == [201] * 8, [r.text for r in responses]
+    assert (
+        count(
+            neo4j_driver, "MATCH (t:Task {namespace: $ns}) RETURN count(t) AS n", tenant.namespace
+        )
+        == 1
+    )
+    served = (
+        "MATCH (:ReasoningTrace {namespace: $ns})-[:SERVED]->(t:Task) RETURN count(DISTINCT t) AS n"
+    )
+    assert count(neo4j_driver, served, tenant.namespace) == 1
+    # A later trace for the task still works (the 500 of a task stored twice).
+    later = tenant.post("/v1/reasoning", json=trace_body(ev["memory_id"], tasks[0]))
+    assert later.status_code == 201, later.text
+    assert later.json()["task"] == tasks[0]
+
+
+def test_concurrent_posts_with_one_idempotency_key_write_one_trace(
+    tenant: Tenant, neo4j_driver: Driver
+) -> None:
+    ev = memory(tenant, "the disk of the build machine is 95% full")
+    body = trace_body(ev["memory_id"], "Why did the nightly build fail?")
+    headers = {"Idempotency-Key": "nightly-build-trace-1"}
+    responses = race(4, lambda i: tenant.post("/v1/reasoning", json=body, headers=headers))
+    assert all(r.status_code in (201, 409) for r in responses), [r.text for r in responses]
+    answered = [r for r in responses if r.status_code == 201]
+    for r in responses:
+        if r.status_code == 409:  # still in flight after the bounded wait: a clear code
+            assert r.json()["code"] == "idempotency.in_flight"
+    assert answered, "no request got the answer"
+    assert len({r.json()["trace_id"] for r in answered}) == 1
+    assert sum(r.headers.get("Idempotent-Replay") != "true" for r in answered) <= 1
+    trace_count = "MATCH (t:ReasoningTrace {namespace: $ns}) RETURN count(t) AS n"
+    assert count(neo4j_driver, trace_count, tenant.namespace) == 1
+    # A retry after the race replays the one answer.
+    again = tenant.post("/v1/reasoning", json=body, headers=headers)
+    assert again.status_code == 201 and again.headers["Idempotent-Replay"] == "true"
+    assert again.json()["trace_id"] == answered[0].json()["trace_id"]
+
+
+def test_identical_concurrent_keyed_writes_are_one_write(tenant: Tenant) -> None:
+    body = {
+        "kind": "fact",
+        "content": "Alice lives in District 1",
+        "subject": "alice",
+        "attribute": "home_district",
+    }
+    responses = race(6, lambda i: tenant.post("/v1/memories", json=body))
+    assert sorted(r.status_code for r in responses) == [200] * 5 + [201], [
+        r.text for r in responses
+    ]
+    assert len({r.json()["memory_id"] for r in responses}) == 1
+    assert Counter(r.json()["created"] for r in responses) == {True: 1, False: 5}
+    memory_id = responses[0].json()["memory_id"]
+    got = tenant.get(f"/v1/memories/{memory_id}")
+    assert got.status_code == 200 and got.json()["version"] == 1
+
+
+def test_racing_patches_never_show_a_reader_a_404_and_lose_nothing(tenant: Tenant) -> None:
+    m = memory(tenant, "round -1", kind="observation")
+    memory_id = m["memory_id"]
+    path = f"/v1/memories/{memory_id}"
+    rounds = 100
+    done = threading.Event()
+    reads: Counter[int] = Counter()
+
+    def reader() -> None:
+        while not done.is_set():
+            reads[tenant.get(path).status_code] += 1
+
+    def patch(content: str) -> tuple[int, int]:
+        """PATCH until it lands; return (first status, attempts)."""
+        first, attempts = 0, 0
+        version = tenant.get(path).json()["version"]
+        while True:
+            attempts += 1
+            r = tenant.patch(path, json={"content": content}, headers={"If-Match": str(version)})
+            first = first or r.status_code
+            if r.status_code == 200:
+                return first, attempts
+            assert r.status_code == 409, r.text
+            assert r.json()["code"] == "memory.version_conflict"
+            version = tenant.get(path).json()["version"]
+
+    readers = [threading.Thread(target=reader) for _ in range(2)]
+    for t in readers:
+        t.start()
+    firsts: Counter[int] = Counter()
+    try:
+        for i in range(rounds):
+            version = tenant.get(path).json()["version"]
+            barrier = threading.Barrier(2)
+
+            def writer(
+                name: str, i: int = i, version: int = version, barrier: threading.Barrier = barrier
+            ) -> tuple[int, int]:
+                barrier.wait()
+                r = tenant.patch(
+                    path, json={"content": f"round {i} {name}"}, headers={"If-Match": str(version)}
+                )
+                if r.status_code == 200:
+                    return 200, 1
+                assert r.status_code == 409, r.text  # a loser is told so, never 404
+                assert r.json()["code"] == "memory.version_conflict"
+                _, attempts = patch(f"round {i} {name}")  # read again and retry
+                return 409, attempts + 1
+
+            with ThreadPoolExecutor(max_workers=2) as pool:
+                results = list(pool.map(writer, ["a", "b"]))
+            firsts.update(status for status, _ in results)
+            assert sorted(s for s, _ in results) == [200, 409], results
+    finally:
+        done.set()
+        for t in readers:
+            t.join()
+    assert firsts == {200: rounds, 409: rounds}
+    assert reads[404] == 0, reads
+    assert reads[200] > rounds, reads
+    history = tenant.get(f"{path}/history").json()["items"]
+    contents = [v["content"] for v in history]
+    assert len(history) == 1 + 2 * rounds  # every update landed: none lost
+    assert sorted(contents[1:]) == sorted(f"round {i} {n}" for i in range(rounds) for n in "ab")
+    assert [v["version"] for v in history] == list(range(1, 2 * rounds + 2))
