@@ -512,3 +512,52 @@ def test_keyed_value_inserted_between_two_never_overlaps(tenant: Tenant) -> None
         ).json()["content"]
         == "Status B, corrected"
     )
+
+
+def recalled_ids(t: Tenant, query: str, as_of: str) -> list[str]:
+    r = t.post("/v1/recall", json={"query": query, "limit": 10, "as_of": as_of})
+    assert r.status_code == 200, r.text
+    return [item["memory_id"] for item in r.json()["items"]]
+
+
+def test_an_offset_time_superseded_is_found_exactly_at_its_bounds(
+    tenant: Tenant, neo4j_driver: Driver
+) -> None:
+    # Periods are half-open: valid_from <= as_of < valid_to (and the same for system time).
+    key = {"subject": "alice", "attribute": "home_district"}
+    first = create(
+        tenant, content="Alice lives in District 1", valid_from="2025-09-21T10:00:00+02:00", **key
+    )
+    second = create(
+        tenant, content="Alice lives in District 7", valid_from="2025-09-21T14:00:00+02:00", **key
+    )
+    start, end = "2025-09-21T08:00:00Z", "2025-09-21T12:00:00Z"
+    path = f"/v1/memories/{first['memory_id']}"
+    at_start = tenant.get(path, params={"as_of": start})
+    assert at_start.status_code == 200, at_start.text
+    assert at_start.json()["valid_from"].startswith("2025-09-21T08:00:00")
+    assert at_start.json()["valid_to"].startswith("2025-09-21T12:00:00")
+    assert tenant.get(path, params={"as_of": "2025-09-21T10:00:00+02:00"}).status_code == 200
+    assert tenant.get(path, params={"as_of": end}).status_code == 404
+    assert tenant.get(path, params={"as_of": "2025-09-21T07:59:59.999999Z"}).status_code == 404
+    assert (
+        tenant.get(f"/v1/memories/{second['memory_id']}", params={"as_of": end}).status_code == 200
+    )
+    assert first["memory_id"] in recalled_ids(tenant, "Where does Alice live?", start)
+    at_end = recalled_ids(tenant, "Where does Alice live?", end)
+    assert first["memory_id"] not in at_end and second["memory_id"] in at_end
+    # System time: version 1 is believed until exactly the moment version 2 was recorded.
+    history = tenant.get(f"{path}/history").json()["items"]
+    v1, v2 = history
+    assert v1["system_to"] == v2["system_from"]
+    known = tenant.get(path, params={"known_at": v2["system_from"]}).json()
+    assert known["version"] == 2
+    before = tenant.get(path, params={"known_at": v1["system_from"]}).json()
+    assert before["version"] == 1
+    # Every stored time has the one form: UTC with offset Z, no zone id.
+    records, _, _ = neo4j_driver.execute_query(
+        "MATCH (m:Memory {namespace: $ns}) UNWIND [k IN keys(m) WHERE m[k] IS :: ZONED DATETIME] AS k "
+        "RETURN collect(DISTINCT m[k].timezone) AS zones",
+        ns=tenant.namespace,
+    )
+    assert records[0]["zones"] == ["Z"]
