@@ -22,7 +22,12 @@ from service.graph.cypher import QueryRegistry
 from service.graph.driver import bind_neomodel, create_driver, unbind_neomodel
 from service.graph.migrations import run_migrations
 from service.graph.repository import Graph
-from service.graph.schema import apply_schema, check_vector_dimension, wait_online
+from service.graph.schema import (
+    apply_schema,
+    check_model_dimension,
+    check_vector_dimension,
+    wait_online,
+)
 from service.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -82,11 +87,12 @@ def build_services(settings: Settings, embedder: Embedder | None = None) -> Serv
     driver = create_driver(settings)
     try:
         graph = Graph(driver, registry, settings.neo4j_database, settings.query_timeout_s)
-        log.info("migrations: %s", run_migrations(graph, task_key))
-        applied = apply_schema(graph)
-        log.info("schema: %d statements applied (idempotent)", len(applied))
         if embedder is None:
             embedder = SentenceTransformerEmbedder(settings.embedding_model)
+        check_model_dimension(settings.embedding_dim, embedder.dimension)
+        log.info("migrations: %s", run_migrations(graph, task_key))
+        applied = apply_schema(graph, embedding_dim=embedder.dimension)
+        log.info("schema: %d statements applied (idempotent)", len(applied))
         check_vector_dimension(graph, settings.vector_index, embedder.dimension)
         wait_online(graph, settings.schema_online_timeout_s)
         bind_neomodel(driver, settings)

@@ -82,11 +82,15 @@ class Settings(BaseSettings):
         validation_alias="RATIONALE_EMBEDDING_MODEL",
         description="A local model folder, or the name of an installed Python package carrying one.",
     )
-    embedding_dim: int = Field(
-        default=384,
+    embedding_dim: int | None = Field(
+        default=None,
         gt=0,
         validation_alias="RATIONALE_EMBEDDING_DIM",
-        description="Expected model dimension.",
+        description=(
+            "Expected dimension of the embedding model; unset: the model's own. The vector index "
+            "is created with the model's dimension; when this is set and the model gives another, "
+            "start-up stops naming both."
+        ),
     )
     vector_index: str = Field(
         default="memory_embedding",

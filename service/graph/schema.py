@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import re
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from neo4j import Query
@@ -17,6 +18,8 @@ from service.graph.repository import Graph, translate_errors
 log = logging.getLogger(__name__)
 
 DEFAULT_ONLINE_TIMEOUT_S = 600.0
+#: The default model's dimension (all-MiniLM-L6-v2); the service passes its model's own.
+DEFAULT_EMBEDDING_DIM = 384
 
 # `[CYPHER 25] CREATE [VECTOR|FULLTEXT|RANGE|TEXT|POINT] INDEX name IF NOT EXISTS FOR (v:Labels)
 #  ON <properties> [WITH [v.a, ...]] [OPTIONS {...}]`, comments and strings already stripped.
@@ -179,21 +182,43 @@ def outdated_indexes(graph: Graph) -> dict[str, list[str]]:
     return outdated
 
 
-def run_schema_statement(graph: Graph, query: NamedQuery) -> None:
+def run_schema_statement(
+    graph: Graph, query: NamedQuery, values: Mapping[str, object] | None = None
+) -> None:
     """Run one schema statement (a constraint or index file) of the graph's registry.
 
     Schema files are run by the registry entry itself, not by `QueryName`, so a registry built
     from another folder (tests, an upgrade check) applies the same way.
 
+    Args:
+        graph: the query runner.
+        query: the schema file.
+        values: start-up values its declared parameters are taken from (e.g. `dimensions`).
+
     Raises:
+        SchemaError: the file declares a parameter `values` does not hold.
         GraphUnavailableError: the server is unreachable.
     """
+    values = values or {}
+    missing = sorted(query.params - set(values))
+    if missing:
+        raise SchemaError(f"{query.name}: no start-up value for parameters {missing}")
+    params = {name: values[name] for name in query.params}
     with translate_errors(), graph.driver.session(database=graph.database) as session:
-        session.run(Query(query.text)).consume()
+        session.run(Query(query.text), params).consume()
 
 
-def apply_schema(graph: Graph, online_timeout_s: float = DEFAULT_ONLINE_TIMEOUT_S) -> list[str]:
+def apply_schema(
+    graph: Graph,
+    online_timeout_s: float = DEFAULT_ONLINE_TIMEOUT_S,
+    *,
+    embedding_dim: int = DEFAULT_EMBEDDING_DIM,
+) -> list[str]:
     """Bring the database's schema to `cypher/schema/`: an upgrade in place, idempotent.
+
+    The vector index is created with the embedding model's dimension (`$dimensions` in its
+    file). An existing vector index of another dimension is left alone (never dropped on its
+    own: the stored embeddings have its size); `check_vector_dimension` then stops start-up.
 
     An index whose server definition differs from its file (e.g. a 5.26 vector index without
     filter properties, a fulltext index with another analyzer) is dropped and recreated, then
@@ -203,6 +228,7 @@ def apply_schema(graph: Graph, online_timeout_s: float = DEFAULT_ONLINE_TIMEOUT_
     Args:
         graph: the query runner.
         online_timeout_s: how long to wait for recreated indexes to populate, in seconds.
+        embedding_dim: the embedding model's dimension (`Embedder.dimension`).
 
     Returns:
         The names of the statements applied, in order.
@@ -218,7 +244,7 @@ def apply_schema(graph: Graph, online_timeout_s: float = DEFAULT_ONLINE_TIMEOUT_
         graph.run(QueryName.SCHEMA_STATE_DROP_INDEX, {"name": name})
     applied = []
     for query in graph.registry.schema():
-        run_schema_statement(graph, query)
+        run_schema_statement(graph, query, {"dimensions": embedding_dim})
         applied.append(query.name)
     existing = index_definitions(graph)
     for query in graph.registry.schema():
@@ -285,6 +311,24 @@ def vector_dimension(graph: Graph, index_name: str) -> int | None:
     return int(row["dimensions"])
 
 
+def check_model_dimension(expected: int | None, model_dim: int) -> None:
+    """Stop start-up when `RATIONALE_EMBEDDING_DIM` is set and the model gives another size.
+
+    Args:
+        expected: the setting (None: not set, the model's dimension is taken as it is).
+        model_dim: what the loaded embedding model gives.
+
+    Raises:
+        SchemaError: naming both numbers.
+    """
+    if expected is not None and expected != model_dim:
+        raise SchemaError(
+            f"RATIONALE_EMBEDDING_DIM is {expected} but the embedding model gives {model_dim}; "
+            f"unset it (the vector index takes the model's dimension) or configure a model of "
+            f"{expected} dimensions (RATIONALE_EMBEDDING_MODEL)"
+        )
+
+
 def check_vector_dimension(graph: Graph, index_name: str, model_dim: int) -> None:
     """Stop start-up when the vector index and the model disagree on the dimension.
 
@@ -297,8 +341,10 @@ def check_vector_dimension(graph: Graph, index_name: str, model_dim: int) -> Non
     if dims != model_dim:
         raise SchemaError(
             f"vector index {index_name!r} has {dims} dimensions but the embedding model gives "
-            f"{model_dim}; drop the index (DROP INDEX {index_name}) and re-embed, or configure "
-            f"the matching model"
+            f"{model_dim}; configure the model the index was built for, or drop the index "
+            f"(DROP INDEX {index_name}): the next start-up creates it with {model_dim} "
+            f"dimensions, and the memories stored with {dims}-dimension embeddings must be "
+            f"written again to be found by vector search"
         )
 
 

@@ -22,7 +22,8 @@ from fastapi.testclient import TestClient
 from neo4j import Driver, GraphDatabase
 
 from service.domain.reasoning.record import task_key
-from service.embeddings import Embedder
+from service.embeddings import Embedder, FakeEmbedder
+from service.errors import SchemaError
 from service.graph.cypher import QueryRegistry
 from service.graph.migrations import MigrationReport, run_migrations
 from service.graph.repository import Graph
@@ -203,3 +204,31 @@ def test_migrations_fix_the_defects_and_a_second_run_changes_nothing(
     with TestClient(create_app(settings, embedder=fake_embedder)) as client:
         assert client.get("/readyz").status_code == 200
     assert run_migrations(graph, task_key) == MigrationReport()
+
+
+def test_the_vector_index_takes_the_models_dimension(
+    scratch: Driver, scratch_uri: str, fake_embedder: Embedder
+) -> None:
+    scratch.execute_query("DROP INDEX memory_embedding IF EXISTS")
+    settings = make_settings(NEO4J_URI=scratch_uri, NEO4J_PASSWORD=PASSWORD)
+    with TestClient(create_app(settings, embedder=FakeEmbedder(16))) as client:
+        assert client.get("/readyz").status_code == 200
+    dims = "SHOW VECTOR INDEXES YIELD name, options WHERE name = 'memory_embedding' RETURN options"
+    assert one(scratch, dims, "")["indexConfig"]["vector.dimensions"] == 16
+    # An existing index of another dimension stops start-up, naming both numbers.
+    with (
+        pytest.raises(SchemaError) as mismatch,
+        TestClient(create_app(settings, embedder=fake_embedder)),
+    ):
+        pass
+    assert "16" in str(mismatch.value) and "384" in str(mismatch.value)
+    # A RATIONALE_EMBEDDING_DIM the model does not give stops start-up too.
+    wrong = make_settings(
+        NEO4J_URI=scratch_uri, NEO4J_PASSWORD=PASSWORD, RATIONALE_EMBEDDING_DIM=1024
+    )
+    with (
+        pytest.raises(SchemaError) as setting,
+        TestClient(create_app(wrong, embedder=FakeEmbedder(16))),
+    ):
+        pass
+    assert "1024" in str(setting.value) and "16" in str(setting.value)

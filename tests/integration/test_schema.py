@@ -207,9 +207,10 @@ def test_schema_files_declare_their_index_definitions() -> None:
     assert (vector.type, vector.labels, vector.properties) == (
         "VECTOR",
         ("Memory",),
-        ("embedding", "namespace", "kind"),
+        ("embedding", "namespace", "kind", "current"),
     )
-    assert vector.config == {"vector.dimensions": 384, "vector.similarity_function": "cosine"}
+    # The dimension is the model's, passed at start-up (`$dimensions`): not part of the file.
+    assert vector.config == {"vector.similarity_function": "cosine"}
     assert declared["memory_namespace_kind"].type == "RANGE"
     assert "memory_uid" not in declared  # a constraint, not an index statement
 

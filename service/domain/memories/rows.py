@@ -86,7 +86,7 @@ def build_memory_row(
         writer: namespace, door (origin) and actor; both provenances start as the writer.
         kind: a `Kind` value.
         content: the memory's text, already cleaned.
-        embedding: list[float], len == settings.embedding_dim, L2-normalised.
+        embedding: list[float], len == the model's `Embedder.dimension`, L2-normalised.
         now: the write's system time (timezone-aware UTC datetime); `system_from`.
         subject: a fact's key subject, or None.
         attribute: a fact's key attribute, or None.

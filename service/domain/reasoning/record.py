@@ -175,7 +175,7 @@ class ReasoningService(TraceReader):
             writer: namespace, door and actor.
             draft: the trace, already passed through `clean_draft`.
             vectors: the embeddings of `embedding_texts(draft)`, in that order (each a
-                list[float], len == settings.embedding_dim, L2-normalised).
+                list[float], len == the model's `Embedder.dimension`, L2-normalised).
             now: the write's system time (timezone-aware UTC datetime).
             gate: refuse a serious issue or a score under the threshold (see `record`).
             self_assessment: the agent's own view, stored as given.
