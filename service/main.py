@@ -7,9 +7,11 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from fastapi_offline import FastAPIOffline
 
 from service.api.errors import install_error_handlers
 from service.api.limits import BodyLimitMiddleware
+from service.api.metrics import install_metrics
 from service.api.routes import (
     diagnostics,
     guide,
@@ -69,8 +71,12 @@ def create_app(settings: Settings | None = None, embedder: Embedder | None = Non
             scheduler.stop()
             services.close()
 
-    app = FastAPI(title="Rationale", version="0.1.0", description=DESCRIPTION, lifespan=lifespan)
+    # Swagger UI (/docs) and ReDoc (/redoc) from assets shipped in `fastapi-offline`: no CDN.
+    app = FastAPIOffline(
+        title="Rationale", version="0.1.0", description=DESCRIPTION, lifespan=lifespan
+    )
     install_error_handlers(app)
+    install_metrics(app, settings)
 
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
 

@@ -31,6 +31,7 @@ import neo4j
 from neo4j import Driver, ManagedTransaction, Query, RoutingControl
 from neo4j.time import Date, DateTime, Duration, Time
 
+from service import metrics
 from service.errors import ConflictError, GraphUnavailableError, RationaleError
 from service.graph.cypher import NamedQuery, QueryRegistry
 from service.graph.query_names import AnyQueryName
@@ -109,13 +110,17 @@ def translate_errors() -> Iterator[None]:
     try:
         yield
     except neo4j.exceptions.ConstraintError as exc:
+        metrics.neo4j_error("conflict")
         raise ConflictError(f"the write conflicts with stored data: {exc.message}") from exc
     except (
         neo4j.exceptions.ServiceUnavailable,
         neo4j.exceptions.SessionExpired,
         neo4j.exceptions.TransientError,
     ) as exc:
+        metrics.neo4j_error("unavailable")
         raise GraphUnavailableError(f"Neo4j is unavailable: {exc}") from exc
+    else:
+        metrics.neo4j_reached()
 
 
 def _retry_constraint_once(attempt: Callable[[], T]) -> T:

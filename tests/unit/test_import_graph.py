@@ -25,7 +25,13 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("service.container",),
     ("service.domain",),
     ("service.graph", "service.embeddings"),
-    ("service.errors", "service.settings", "service.namespaces", "service.origins"),
+    (
+        "service.errors",
+        "service.settings",
+        "service.namespaces",
+        "service.origins",
+        "service.metrics",
+    ),
 )
 #: Within the top layer, only these may import `service.api` (besides `service.api` itself);
 #: `service.mcp` is the second door and shares the API's keys, scopes and error statuses.

@@ -6,6 +6,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
 from service.api.deps import ReadPrincipal, ServicesDep
+from service.api.errors import error_responses
 
 router = APIRouter(prefix="/v1", tags=["diagnostics"])
 
@@ -29,7 +30,9 @@ class DiagnosticsPublic(BaseModel):
     )
 
 
-@router.get("/diagnostics", response_model=DiagnosticsPublic)
+@router.get(
+    "/diagnostics", response_model=DiagnosticsPublic, responses=error_responses(validation=False)
+)
 def read_diagnostics(services: ServicesDep, principal: ReadPrincipal) -> DiagnosticsPublic:
     """Return unrecognized origins (count and sample ids) and counts per kind and origin."""
     report = services.diagnostics.report(principal.namespace)

@@ -11,6 +11,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import PlainTextResponse, Response
 
 from service.api.deps import ServicesDep
+from service.api.errors import error_responses
 from service.errors import InvalidInputError
 
 router = APIRouter(prefix="/browser", tags=["browser"])
@@ -64,7 +65,14 @@ def render_guide(folder: Path, base: str, namespace: str) -> str:
     )
 
 
-@router.get("/guide", response_class=Response, responses={422: {"description": "Bad namespace."}})
+@router.get(
+    "/guide",
+    response_class=Response,
+    responses={
+        200: {"content": {"text/html": {}}, "description": "The guide's slides."},
+        **error_responses(InvalidInputError, auth=False, graph=False),
+    },
+)
 def guide(
     request: Request,
     services: ServicesDep,

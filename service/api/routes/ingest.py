@@ -6,8 +6,10 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
 from service.api.deps import IngestPrincipal, ServicesDep
+from service.api.errors import error_responses
 from service.api.idempotent import respond
-from service.schemas import ErrorBody, IngestReport, IngestRequest
+from service.errors import ConflictError, EmbeddingError, InvalidInputError, UnsupportedFormat
+from service.schemas import IngestReport, IngestRequest
 
 router = APIRouter(tags=["ingest"])
 
@@ -21,14 +23,9 @@ router = APIRouter(tags=["ingest"])
             "model": IngestReport,
             "description": "The same content was ingested before (`new: false`).",
         },
-        413: {
-            "model": ErrorBody,
-            "description": "Content over RATIONALE_MAX_INGEST_BYTES (`input.too_large`).",
-        },
-        422: {
-            "model": ErrorBody,
-            "description": "Unknown or malformed material (`input.invalid_format`).",
-        },
+        **error_responses(
+            UnsupportedFormat, InvalidInputError, EmbeddingError, ConflictError, body=True
+        ),
     },
 )
 def ingest_material(

@@ -9,14 +9,20 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 
 from service.api.deps import ReadPrincipal, ServicesDep, WritePrincipal, user_writer
+from service.api.errors import error_responses
 from service.api.idempotent import respond
+from service.errors import ConflictError, InvalidInputError, MemoryNotFound
 from service.schemas import MemoriesPublic, ReasonRequest, UtcDatetime
 from service.schemas.outcomes import ChallengeWithOutcomes, LineageWithOutcomes
 
 router = APIRouter(prefix="/v1/memories", tags=["lineage"])
 
 
-@router.get("/{memory_id}/lineage", response_model=LineageWithOutcomes)
+@router.get(
+    "/{memory_id}/lineage",
+    response_model=LineageWithOutcomes,
+    responses=error_responses(MemoryNotFound),
+)
 def read_lineage(
     memory_id: str,
     services: ServicesDep,
@@ -32,7 +38,11 @@ def read_lineage(
     return asdict(services.reasoning.lineage(principal.namespace, memory_id, as_of, known_at))
 
 
-@router.post("/{memory_id}/challenge", response_model=ChallengeWithOutcomes)
+@router.post(
+    "/{memory_id}/challenge",
+    response_model=ChallengeWithOutcomes,
+    responses=error_responses(InvalidInputError, MemoryNotFound, ConflictError, body=True),
+)
 def challenge_memory(
     memory_id: str,
     body: ReasonRequest,
@@ -50,7 +60,11 @@ def challenge_memory(
     return respond(services, principal, request, body, call)
 
 
-@router.get("/{memory_id}/dependents", response_model=MemoriesPublic)
+@router.get(
+    "/{memory_id}/dependents",
+    response_model=MemoriesPublic,
+    responses=error_responses(MemoryNotFound),
+)
 def read_dependents(
     memory_id: str, services: ServicesDep, principal: ReadPrincipal
 ) -> dict[str, object]:

@@ -6,13 +6,19 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
 from service.api.deps import MaintenancePrincipal, ServicesDep
+from service.api.errors import error_responses
 from service.api.idempotent import respond
+from service.errors import ConflictError, EmbeddingError, InvalidInputError
 from service.schemas import MaintenanceReport, MaintenanceRequest
 
 router = APIRouter(tags=["maintenance"])
 
 
-@router.post("/v1/maintenance/run", response_model=MaintenanceReport)
+@router.post(
+    "/v1/maintenance/run",
+    response_model=MaintenanceReport,
+    responses=error_responses(InvalidInputError, ConflictError, EmbeddingError, body=True),
+)
 def run_maintenance(
     body: MaintenanceRequest,
     request: Request,

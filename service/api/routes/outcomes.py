@@ -9,15 +9,40 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 
 from service.api.deps import ReadPrincipal, ServicesDep, WritePrincipal, user_writer
+from service.api.errors import error_responses
 from service.api.idempotent import respond
 from service.domain.outcomes import NewOutcome
+from service.errors import (
+    ConflictError,
+    EmbeddingError,
+    MemoryNotFound,
+    MissingReference,
+    NotADecision,
+    TooLargeError,
+)
 from service.schemas import UtcDatetime
 from service.schemas.outcomes import OutcomeCreate, OutcomeRecorded, OutcomesPublic
 
 router = APIRouter(prefix="/v1/memories", tags=["outcomes"])
 
 
-@router.post("/{decision_id}/outcomes", status_code=201, response_model=OutcomeRecorded)
+@router.post(
+    "/{decision_id}/outcomes",
+    status_code=201,
+    response_model=OutcomeRecorded,
+    responses={
+        200: {"model": OutcomeRecorded, "description": "The same outcome was recorded before."},
+        **error_responses(
+            MemoryNotFound,
+            NotADecision,
+            MissingReference,
+            TooLargeError,
+            EmbeddingError,
+            ConflictError,
+            body=True,
+        ),
+    },
+)
 def record_outcome(
     decision_id: str,
     body: OutcomeCreate,
@@ -53,7 +78,11 @@ def record_outcome(
     return respond(services, principal, request, body, call)
 
 
-@router.get("/{decision_id}/outcomes", response_model=OutcomesPublic)
+@router.get(
+    "/{decision_id}/outcomes",
+    response_model=OutcomesPublic,
+    responses=error_responses(MemoryNotFound),
+)
 def list_outcomes(
     decision_id: str,
     services: ServicesDep,

@@ -7,13 +7,19 @@ from dataclasses import asdict
 from fastapi import APIRouter
 
 from service.api.deps import ReadPrincipal, ServicesDep
+from service.api.errors import error_responses
 from service.domain.precedents import PrecedentRequest
+from service.errors import EmbeddingError, InvalidInputError, TooLargeError
 from service.schemas.outcomes import PrecedentsPublic, PrecedentsRequest
 
 router = APIRouter(prefix="/v1", tags=["precedents"])
 
 
-@router.post("/precedents", response_model=PrecedentsPublic)
+@router.post(
+    "/precedents",
+    response_model=PrecedentsPublic,
+    responses=error_responses(InvalidInputError, TooLargeError, EmbeddingError, body=True),
+)
 def find_precedents(
     body: PrecedentsRequest, services: ServicesDep, principal: ReadPrincipal
 ) -> dict[str, object]:

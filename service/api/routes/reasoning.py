@@ -8,14 +8,30 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
 from service.api.deps import ReadPrincipal, ServicesDep, WritePrincipal, user_writer
+from service.api.errors import error_responses
 from service.api.idempotent import respond
 from service.domain.reasoning import draft_from_body
+from service.errors import (
+    ConflictError,
+    EmbeddingError,
+    MissingReference,
+    ReasoningRejected,
+    TooLargeError,
+    TraceNotFound,
+)
 from service.schemas import TraceCreate, TracePublic
 
 router = APIRouter(tags=["reasoning"])
 
 
-@router.post("/v1/reasoning", status_code=201, response_model=TracePublic)
+@router.post(
+    "/v1/reasoning",
+    status_code=201,
+    response_model=TracePublic,
+    responses=error_responses(
+        ReasoningRejected, MissingReference, TooLargeError, EmbeddingError, ConflictError, body=True
+    ),
+)
 def record_trace(
     body: TraceCreate, request: Request, services: ServicesDep, principal: WritePrincipal
 ) -> JSONResponse:
@@ -33,7 +49,9 @@ def record_trace(
     return respond(services, principal, request, body, call)
 
 
-@router.get("/v1/reasoning/{trace_id}", response_model=TracePublic)
+@router.get(
+    "/v1/reasoning/{trace_id}", response_model=TracePublic, responses=error_responses(TraceNotFound)
+)
 def read_trace(trace_id: str, services: ServicesDep, principal: ReadPrincipal) -> dict[str, object]:
     """Return one trace with its steps in order."""
     return asdict(services.reasoning.get(principal.namespace, trace_id))

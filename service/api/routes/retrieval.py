@@ -5,7 +5,9 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from service.api.deps import ReadPrincipal, ServicesDep
+from service.api.errors import error_responses
 from service.domain.retrieval import RetrievalRequest, RetrievalResult
+from service.errors import EmbeddingError, InvalidInputError, TooLargeError
 from service.schemas import RecallRequest, RetrievalPublic, SearchRequest
 
 router = APIRouter(prefix="/v1", tags=["retrieval"])
@@ -15,7 +17,11 @@ def _public(result: RetrievalResult) -> RetrievalPublic:
     return RetrievalPublic(items=[item.as_dict() for item in result.items], count=result.count)
 
 
-@router.post("/recall", response_model=RetrievalPublic)
+@router.post(
+    "/recall",
+    response_model=RetrievalPublic,
+    responses=error_responses(InvalidInputError, TooLargeError, EmbeddingError, body=True),
+)
 def recall_memories(
     body: RecallRequest, services: ServicesDep, principal: ReadPrincipal
 ) -> RetrievalPublic:
@@ -34,7 +40,11 @@ def recall_memories(
     return _public(services.retrieval.recall(principal.namespace, request))
 
 
-@router.post("/search", response_model=RetrievalPublic)
+@router.post(
+    "/search",
+    response_model=RetrievalPublic,
+    responses=error_responses(InvalidInputError, TooLargeError, EmbeddingError, body=True),
+)
 def search_memories(
     body: SearchRequest, services: ServicesDep, principal: ReadPrincipal
 ) -> RetrievalPublic:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 
+from service import metrics
 from service.domain.maintenance.base import JobReport, MaintenanceConfig, MaintenanceJob
 from service.domain.maintenance.contradictions import ContradictionCandidates
 from service.domain.maintenance.drift import EvidenceDrift
@@ -83,7 +84,12 @@ class MaintenanceService:
             )
         if not is_namespace(namespace):
             raise InvalidInputError(f"namespace {namespace!r} must match [A-Za-z0-9_-]{{1,64}}")
-        report = self.jobs[job].run(namespace)
+        try:
+            report = self.jobs[job].run(namespace)
+        except RationaleError:
+            metrics.maintenance_ran(job, 0, ok=False)
+            raise
+        metrics.maintenance_ran(job, report.changed)
         log.info(
             "maintenance %s on %s: examined %d, changed %d",
             job,

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
+from service import metrics
 from service.domain.memories import MemoryService, Writer, utcnow
 from service.domain.models import Assessment, Kind, ProducedDraft, StepStatus, TraceDraft, Verdict
 from service.domain.policy import VisibilityPolicy
@@ -213,6 +214,7 @@ class ReasoningService(TraceReader):
         evidence = {mid: c.content for mid, c in cited.items()}
         assessment = assess(draft, self.thresholds, evidence)
         if gate and assessment.verdict == Verdict.REJECTED:
+            metrics.gate_refused(issue.code for issue in assessment.issues)
             raise ReasoningRejected(
                 "the reasoning did not pass the quality gate: "
                 + "; ".join(f"{i.code} ({i.severity})" for i in assessment.issues),

@@ -7,6 +7,7 @@ import threading
 import unicodedata
 from collections.abc import Callable
 
+from service import metrics
 from service.domain.models import Kind
 from service.domain.policy import VisibilityPolicy
 from service.domain.retrieval.models import (
@@ -250,6 +251,7 @@ class CandidateFinder:
                     continue
                 self._seen.add(hidden.memory_id)
                 new.append(hidden)
+        metrics.unrecognized_first_seen(len(new))
         for hidden in new:
             log.warning(
                 "memory %s in namespace %s has %s; it is hidden from recall and search "

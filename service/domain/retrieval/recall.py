@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from service import metrics
 from service.domain.memories import Memory, memory_public, utcnow
 from service.domain.models import Kind
 from service.domain.policy import Read, VisibilityPolicy
@@ -72,7 +73,7 @@ class RetrievalService:
             EmbeddingError: the model failed (503).
         """
         query = self._query(request, "recall", requested_origins=None, include_superseded=False)
-        return self._answer(namespace, query)
+        return self._answer(namespace, query, "recall")
 
     def search(self, namespace: str, request: RetrievalRequest) -> RetrievalResult:
         """Return the search-visible memories and traces best matching a query, origin on each.
@@ -95,7 +96,7 @@ class RetrievalService:
             requested_origins=request.origins,
             include_superseded=request.include_superseded,
         )
-        return self._answer(namespace, query)
+        return self._answer(namespace, query, "search")
 
     # -- steps ------------------------------------------------------------------------------
 
@@ -122,20 +123,26 @@ class RetrievalService:
             include_superseded=include_superseded,
         )
 
-    def _answer(self, namespace: str, query: RetrievalQuery) -> RetrievalResult:
+    def _answer(self, namespace: str, query: RetrievalQuery, read: Read) -> RetrievalResult:
         if not query.origins:
             return RetrievalResult()
-        embedding = self.embedder.encode([query.text])[0]
+        with metrics.recall_stage(read, "embed"):
+            embedding = self.embedder.encode([query.text])[0]
         lucene = lucene_query(query.text)
 
         def work(tx: Tx) -> tuple[list[RetrievalItem], list[Unrecognized]]:
-            vector = self.candidates.vector(tx, namespace, query, embedding)
-            fulltext = self.candidates.fulltext(tx, namespace, query, lucene)
-            ranked = fuse(vector.hits, fulltext.hits, query.limit, self.config.rrf_k)
-            items = self._items(tx, namespace, ranked)
+            with metrics.recall_stage(read, "candidates"):
+                vector = self.candidates.vector(tx, namespace, query, embedding)
+                fulltext = self.candidates.fulltext(tx, namespace, query, lucene)
+            with metrics.recall_stage(read, "fuse"):
+                ranked = fuse(vector.hits, fulltext.hits, query.limit, self.config.rrf_k)
+            with metrics.recall_stage(read, "read_back"):
+                items = self._items(tx, namespace, ranked)
             return items, vector.unrecognized + fulltext.unrecognized
 
         items, unrecognized = self.graph.read(work)
+        # Both indexes may hide the same memory: count each once.
+        metrics.hidden(read, "unrecognized", len({u.memory_id for u in unrecognized}))
         self.candidates.warn_unrecognized(namespace, unrecognized)
         return RetrievalResult(items=tuple(items))
 
