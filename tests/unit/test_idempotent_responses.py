@@ -125,6 +125,8 @@ def test_replayed_answers_are_validated_too() -> None:
 
 def test_every_post_route_declares_a_response_model() -> None:
     posts = [r for r in _api_routes() if "POST" in (r.methods or set())]
-    assert len(posts) == 11  # eight idempotent POSTs (outcomes too), recall, search, precedents
+    assert (
+        len(posts) == 12
+    )  # nine idempotent POSTs (outcomes, batch too), recall, search, precedents
     missing = [r.path for r in posts if r.response_model is None]
     assert not missing, missing
