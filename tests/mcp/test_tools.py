@@ -31,6 +31,11 @@ TOOLS = {
 }
 
 
+def token_of(trace: dict[str, Any]) -> str:
+    """Return the story's own token (in its task and decision), so a query can single it out."""
+    return str(trace["task"]).rsplit("[", 1)[1].rstrip("]")
+
+
 def unique(text: str) -> str:
     return f"{text} [{uuid.uuid4().hex[:10]}]"
 
@@ -75,12 +80,13 @@ async def flaky_story(client: Client) -> tuple[dict[str, Any], dict[str, str]]:
             "content": "The setup code has a race on the temp directory; the lock fixes it",
         },
     ]
+    token = uuid.uuid4().hex[:10]
     trace, text = await ok(
         client,
         "record_reasoning",
-        task=unique("Why does test_upload fail intermittently in CI?"),
+        task=f"Why does test_upload fail intermittently in CI? [{token}]",
         steps=steps,
-        produced={"kind": "decision", "content": unique("Lock the upload fixture directory")},
+        produced={"kind": "decision", "content": f"Lock the upload fixture directory [{token}]"},
     )
     assert "Reasoning trace" in text and "(rejected by step 3)" in text
     return trace, evidence
@@ -123,7 +129,10 @@ async def test_record_lineage_challenge_recall(connect: Connect, service: Servic
         assert f"step 4: cited {evidence['race']} v1 was invalidated" in text
 
         recalled, text = await ok(
-            client, "recall", query="why does test_upload fail intermittently in CI", limit=20
+            client,
+            "recall",
+            query=f"why does test_upload fail intermittently in CI {token_of(trace)}",
+            limit=20,
         )
         ids = [item["memory_id"] for item in recalled["items"]]
         assert trace["trace_id"] in ids
@@ -186,7 +195,8 @@ async def test_get_memory_history_dependents_search_and_bad_input(
         assert [d["memory_id"] for d in dependents["items"]] == [trace["produced"][0]["memory_id"]]
         assert text.startswith("Decisions resting on it (1):")
 
-        found, _ = await ok(client, "search", query="temp directory upload fixture", limit=50)
+        query = f"test_upload fails intermittently in CI {token_of(trace)}"
+        found, _ = await ok(client, "search", query=query, limit=50)
         assert trace["trace_id"] in [i["memory_id"] for i in found["items"]]
         assert all("origin" in i for i in found["items"])
 
@@ -233,7 +243,10 @@ async def test_outcome_challenges_and_precedents_find_it(
         assert "Outcomes: " in text and "failure: test_upload failed again" in text
 
         found, text = await ok(
-            client, "find_precedents", situation="test_upload fails intermittently in CI", limit=20
+            client,
+            "find_precedents",
+            situation=f"test_upload fails intermittently in CI {token_of(trace)}",
+            limit=20,
         )
         ids = [p["decision"]["memory_id"] for p in found["items"]]
         assert decision in ids
