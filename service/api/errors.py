@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -54,8 +55,24 @@ class AsciiJSONResponse(JSONResponse):
     """JSON rendered with `ensure_ascii`, so echoed invalid input (lone surrogates) stays encodable."""
 
     def render(self, content: object) -> bytes:
-        """Serialise `content` as ASCII-only JSON."""
-        return json.dumps(content, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+        """Serialise `content` as ASCII-only, strict JSON (echoed NaN/Infinity become strings)."""
+        return json.dumps(
+            _finite(content), ensure_ascii=True, allow_nan=False, separators=(",", ":")
+        ).encode("ascii")
+
+
+def _finite(value: object) -> object:
+    """Return `value` with non-finite floats (NaN, ±Infinity) replaced by their names as strings.
+
+    A 422 echoes the offending input; `NaN` is not JSON, so strict parsers would reject the body.
+    """
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
 
 
 async def handle_validation_error(request: Request, exc: Exception) -> JSONResponse:

@@ -405,10 +405,16 @@ def test_bodies_over_the_limit_are_refused_declared_or_streamed(tenant: Tenant) 
     assert r.status_code == 413 and r.json()["code"] == "input.too_large"
 
 
+def _not_json(name: str) -> object:
+    raise AssertionError(f"the body holds {name}, which is not JSON")
+
+
 @pytest.mark.parametrize(
     ("body", "needle"),
     [
         ({"kind": "observation", "content": "m", "metadata": {"a": float("nan")}}, "nan"),
+        ({"kind": "fact", "content": "m", "confidence": float("nan")}, "nan"),
+        ({"kind": "fact", "content": "m", "confidence": float("inf")}, "inf"),
         ({"kind": "observation", "content": "m", "metadata": {"a": "\ud800"}}, "unicode"),
         ({"kind": "observation", "content": "m", "metadata": {"\udc00": 1}}, "unicode"),
         ({"kind": "fact", "content": "m", "valid_from": "0001-01-01T00:00:00+14:00"}, "range"),
@@ -427,6 +433,7 @@ def test_bad_nested_input_is_422_and_stores_nothing(
     )
     assert r.status_code == 422, r.text
     assert needle in r.text.lower()
+    json.loads(r.text, parse_constant=_not_json)  # the error body is strict JSON (no NaN echoed)
     with neo4j_driver.session() as s:
         record = s.run(
             "MATCH (n {namespace: $ns}) RETURN count(n) AS c", ns=tenant.namespace

@@ -610,3 +610,9 @@ def test_search_include_superseded_shows_the_old_version(tenant: Tenant) -> None
     ]
     assert all(i["memory_id"] == m["memory_id"] for i in everything)
     assert [i["version"] for i in recall(tenant, query)] == [2]
+
+
+def test_browser_guide_refuses_a_namespace_no_key_can_hold(tenant: Tenant) -> None:
+    assert tenant.client.get("/browser/guide", params={"namespace": "a.b"}).status_code == 422
+    assert tenant.client.get("/browser/guide", params={"namespace": "x" * 65}).status_code == 422
+    assert tenant.client.get("/browser/guide", params={"namespace": "team-a"}).status_code == 200

@@ -13,6 +13,7 @@ from fastapi.responses import PlainTextResponse, Response
 from service.api.deps import ServicesDep
 from service.api.errors import error_responses
 from service.errors import InvalidInputError
+from service.namespaces import NAMESPACE_RULE, is_namespace
 
 router = APIRouter(prefix="/browser", tags=["browser"])
 
@@ -22,7 +23,6 @@ CORS = {
     "Access-Control-Allow-Methods": "GET, OPTIONS",
     "Access-Control-Allow-Headers": "*",
 }
-_NAMESPACE = re.compile(r"^[A-Za-z0-9_.-]{1,100}$")
 _QUERY = re.compile(r"\{\{query:([a-z_]+)\}\}")
 
 
@@ -81,8 +81,8 @@ def guide(
     ] = "default",
 ) -> Response:
     """Return the Browser guide (`:play http://localhost:8000/browser/guide`); 422 on a bad namespace."""
-    if not _NAMESPACE.match(namespace):
-        raise InvalidInputError("namespace: 1 to 100 letters, digits, '_', '.' or '-'")
+    if not is_namespace(namespace):
+        raise InvalidInputError(f"namespace: {NAMESPACE_RULE}")
     base = str(request.base_url).rstrip("/")
     body = render_guide(services.settings.cypher_dir / "browser", base, namespace)
     return Response(body, media_type="text/html; charset=utf-8", headers=CORS)
