@@ -604,6 +604,9 @@ def test_over_the_limit_is_refused_before_parsing(
         ("auto", '{"foo": 1}', "data.json", "matches no known format"),
         ("swe-agent", '{"info": {}}', "run.traj", "'trajectory' is missing"),
         ("adr", "# Title\n\nNo decision here.\n", "0001-x.md", "adr:"),
+        ("claude-code", '{"type":"user"}\n{bad', "s.jsonl", "claude-code:"),
+        ("terminal", "garbage", "t.md", "terminal:"),
+        ("aider", "garbage", "h.md", "aider:"),
     ],
 )
 def test_malformed_material_is_422_and_writes_nothing(

@@ -99,8 +99,9 @@ def parse_document(content: str, fmt: str, source_name: str) -> ParsedDocument:
         The parsed document.
 
     Raises:
-        FormatError: unknown format, empty or binary content, or content that is malformed
-            for its format (the message names the format and the problem).
+        FormatError: unknown format, empty or binary content, content that is malformed
+            for its format, or content in which the format finds nothing to ingest (the
+            message names the format and the problem).
     """
     check_text(content, fmt)
     content, redacted = redact(content)
@@ -115,7 +116,13 @@ def parse_document(content: str, fmt: str, source_name: str) -> ParsedDocument:
     parser = PARSERS.get(fmt)
     if parser is None:
         raise FormatError(f"unknown format {fmt!r}; expected auto or one of {', '.join(FORMATS)}")
-    return ParsedDocument(fmt, signals, parser(content, source_name), redacted, warnings)
+    units = parser(content, source_name)
+    if not units:
+        raise FormatError(
+            f"{fmt}: no {fmt} structure found in the content (nothing to ingest); "
+            "check the format, or send it as 'auto' or 'text'"
+        )
+    return ParsedDocument(fmt, signals, units, redacted, warnings)
 
 
 def parse(content: str, fmt: str, source_name: str) -> list[IngestUnit]:
