@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import typer
 
-from bench import precedents, recall, suite
+from bench import peer, precedents, recall, suite, tenancy
 
 app = typer.Typer(help="Rationale benchmarks (real Neo4j, real model).", no_args_is_help=True)
 
@@ -40,6 +40,8 @@ def main(
 app.command("precedents")(precedents.main)
 app.command("recall")(recall.main)
 app.command("suite")(suite.main)
+app.command("fill")(tenancy.fill_main)
+app.command("peer")(peer.main)
 
 if __name__ == "__main__":
     app()

@@ -6,6 +6,7 @@ n samples, p99 rests on the top `n/100` of them, so the tables always show n nex
 
 from __future__ import annotations
 
+import inspect
 import os
 import platform
 import subprocess
@@ -159,6 +160,7 @@ def memory_row(
     now: datetime,
     valid_from: datetime | None = None,
     metadata_json: str | None = None,
+    **sequence: Any,
 ) -> dict[str, Any]:
     """Return one `$rows` entry of `bench/create_memories`: the label and the service's row.
 
@@ -173,6 +175,8 @@ def memory_row(
         now: system time of the write (timezone-aware UTC datetime).
         valid_from: start of valid time; default `now`.
         metadata_json: serialised metadata, or None.
+        **sequence: where the memory sits in its material (`episode`, `position`): passed to
+            the builder when it accepts them (see `row_accepts`), dropped otherwise.
 
     Returns:
         `{label, props}`.
@@ -185,8 +189,15 @@ def memory_row(
         now=now,
         valid_from=valid_from,
         metadata_json=metadata_json,
+        **{k: v for k, v in sequence.items() if row_accepts(k)},
     )
     return {"label": KIND_LABELS[kind], "props": props}
+
+
+@cache
+def row_accepts(name: str) -> bool:
+    """Whether the service's row builder takes the keyword `name` (e.g. `episode`)."""
+    return name in inspect.signature(build_memory_row).parameters
 
 
 @cache

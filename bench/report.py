@@ -57,6 +57,67 @@ def latency_table(result: dict[str, Any]) -> Table:
     return t
 
 
+def tenancy_table(results: list[dict[str, Any]]) -> Table:
+    """Render recall against its floor (encode + filtered SEARCH) per database size."""
+    t = Table(
+        title=(
+            "recall of tenant bench_10000 (10k real memories) in a multi-tenant database, "
+            "against the floor = best of 1/2 torch threads for one encode + one filtered SEARCH"
+        ),
+        title_justify="left",
+    )
+    cols = ("database", "n", "encode 1t", "encode 2t", "SEARCH", "floor p50 / p95", "fulltext", "recall in-process p50 / p95", "POST /v1/recall p50 / p95", "p95 / floor p95", "rest p50")  # fmt: skip
+    for col in cols:
+        t.add_column(col, justify="right")
+    for r in results:
+        s = r["samples"]
+        http = s.get("http_recall")
+        main = "http_recall" if http else "inproc_recall"
+        t.add_row(
+            f"{_size(r['size'])} ({r['global_memories']})",
+            str(s["search"]["n"]),
+            _ms(s["encode_1t"]["p50"]),
+            _ms(s["encode_2t"]["p50"]),
+            _ms(s["search"]["p50"]),
+            f"{_ms(r['floor']['p50'])} / {_ms(r['floor']['p95'])}",
+            _ms(s["fulltext"]["p50"]),
+            f"{_ms(s['inproc_recall']['p50'])} / {_ms(s['inproc_recall']['p95'])}",
+            f"{_ms(http['p50'])} / {_ms(http['p95'])}" if http else "-",
+            f"{r['ratios'][main]['p95']:.2f}x",
+            _ms(r["stages_p50"]["rest (hydration, filters, fusion, Python)"]),
+        )
+    return t
+
+
+def tenancy_markdown(results: list[dict[str, Any]]) -> list[str]:
+    """Return the tenancy table as Markdown lines."""
+    lines = [
+        "Recall of tenant `bench_10000` (10k memories, real embeddings) in a multi-tenant "
+        "database (other tenants: filler with synthetic text and random unit vectors); floor = "
+        "the faster of 1 and 2 torch threads for one query encode + one filtered vector "
+        "`SEARCH` (k = recall's candidate depth), p50 with p50s and p95 with p95s; "
+        "interleaved rounds. All figures ms.",
+        "",
+        "| database | n | encode 1t / 2t p50 | SEARCH p50 / p95 | floor p50 / p95 | fulltext p50 | recall in-process p50 / p95 | POST /v1/recall p50 / p95 | p95 / floor p95 | rest p50 |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in results:
+        s = r["samples"]
+        http = s.get("http_recall")
+        main = "http_recall" if http else "inproc_recall"
+        lines.append(
+            f"| {_size(r['size'])} ({r['global_memories']}) | {s['search']['n']} "
+            f"| {_ms(s['encode_1t']['p50'])} / {_ms(s['encode_2t']['p50'])} "
+            f"| {_ms(s['search']['p50'])} / {_ms(s['search']['p95'])} "
+            f"| {_ms(r['floor']['p50'])} / {_ms(r['floor']['p95'])} | {_ms(s['fulltext']['p50'])} "
+            f"| {_ms(s['inproc_recall']['p50'])} / {_ms(s['inproc_recall']['p95'])} "
+            + (f"| {_ms(http['p50'])} / {_ms(http['p95'])} " if http else "| - ")
+            + f"| {r['ratios'][main]['p95']:.2f}x "
+            f"| {_ms(r['stages_p50']['rest (hydration, filters, fusion, Python)'])} |"
+        )
+    return lines
+
+
 def writes_table(results: list[dict[str, Any]]) -> Table:
     """Render write throughput per size, embedding apart."""
     t = Table(title="write throughput (memories/s)", title_justify="left")
@@ -90,7 +151,7 @@ def quality_table(q: dict[str, Any]) -> Table:
         ),
         title_justify="left",
     )
-    cols = ["method", "hit@5", "hit@10", "all@10", "MRR@10"] + [
+    cols = ["method", "R@5", "R@10", "H@10", "all@10", "MRR@10"] + [
         f"hit@10 c{c} {CATEGORIES.get(int(c), '')} (n={next(iter(q['methods'].values()))['by_category'][c]['n']})"
         for c in cats
     ]
@@ -100,7 +161,8 @@ def quality_table(q: dict[str, Any]) -> Table:
         a = q["methods"][m]["all"]
         t.add_row(
             m,
-            f"{a['hit@5']:.3f}",
+            f"{a['r@5']:.3f}",
+            f"{a['r@10']:.3f}",
             f"{a['hit@10']:.3f}",
             f"{a['all@10']:.3f}",
             f"{a['rr']:.3f}",
@@ -124,10 +186,14 @@ def markdown(record: dict[str, Any]) -> str:
         for r in scale:
             rss, rounds = r["rss"], r["rounds"]
             neo = f", Neo4j {rss['neo4j_peak_mb']:.0f} MiB" if rss["neo4j_peak_mb"] else ""
+            vector_rounds = (
+                f"recall's vector rounds mean {rounds['mean']:.2f} (max k {rounds['max_k']}); "
+                if rounds["mean"] is not None
+                else ""
+            )
             lines.append(
                 f"- {_size(r['size'])}: namespace `{r['namespace']}` {r['stored']} memories, "
-                f"database {r['global_memories']} (the vector index is global); recall's vector "
-                f"rounds mean {rounds['mean']:.2f} (max k {rounds['max_k']}); peak RSS service "
+                f"database {r['global_memories']}; {vector_rounds}peak RSS service "
                 f"{rss['service_peak_mb']:.0f} MiB{neo}."
             )
         lines.append("")
@@ -161,6 +227,15 @@ def markdown(record: dict[str, Any]) -> str:
                 f"| {b['end_to_end_per_s']:.0f}/s ({b['end_to_end_per_s_1_thread']:.0f}/s) "
                 f"| {_ms(r['rss']['service_peak_mb'])} MiB |"
             )
+    if record.get("tenancy"):
+        lines += ["", *tenancy_markdown(record["tenancy"])]
+        for r in record["tenancy"]:
+            load = r.get("load")
+            if load and load.get("written"):
+                lines.append(
+                    f"- filler loaded for {_size(r['size'])}: {load['written']} memories in "
+                    f"{load['seconds']:.0f} s ({load['per_s']:.0f}/s, batches of {load['batch']})."
+                )
     q = record.get("locomo")
     if q:
         cats = sorted(next(iter(q["methods"].values()))["by_category"], key=int)
@@ -168,22 +243,30 @@ def markdown(record: dict[str, Any]) -> str:
         lines += [
             "",
             f"LoCoMo, {len(q['conversations'])} conversation(s), {q['turns']} turns, "
-            f"{q['questions']} questions: hit@k = any evidence turn in the top k (recall@k), "
-            f"all@10 = every evidence turn in the top 10; service recall in-process p50 "
-            f"{lat['p50']:.0f} ms, p95 {lat['p95']:.0f} ms.",
+            f"{q['questions']} questions: R@k = share of a question's evidence turns in the top "
+            f"k (averaged), H@10 = any evidence turn in the top 10, all@10 = every one; MRR cut "
+            f"at 10; service recall in-process p50 {lat['p50']:.0f} ms, p95 {lat['p95']:.0f} ms.",
             "",
-            "| method | hit@5 | hit@10 | all@10 | MRR@10 | "
+            "| method | R@5 | R@10 | H@10 | all@10 | MRR@10 | "
             + " | ".join(f"hit@10 {CATEGORIES.get(int(c), c)}" for c in cats)
             + " |",
-            "|---|---:|---:|---:|---:|" + "---:|" * len(cats),
+            "|---|---:|---:|---:|---:|---:|" + "---:|" * len(cats),
         ]
         for m in q["methods"]:
             a = q["methods"][m]["all"]
             per = " | ".join(f"{q['methods'][m]['by_category'][c]['hit@10']:.3f}" for c in cats)
             lines.append(
-                f"| {m} | {a['hit@5']:.3f} | {a['hit@10']:.3f} | {a['all@10']:.3f} "
+                f"| {m} | {a['r@5']:.3f} | {a['r@10']:.3f} | {a['hit@10']:.3f} | {a['all@10']:.3f} "
                 f"| {a['rr']:.3f} | {per} |"
             )
+    ti = (q or {}).get("tenant_independence")
+    if ti:
+        d = ti["delta"]
+        lines += [
+            "",
+            f"With {ti['others']} other-tenant memories in the database, service recall moved by "
+            f"R@10 {d['r@10']:+.3f}, H@10 {d['hit@10']:+.3f}, MRR {d['rr']:+.3f}.",
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -238,7 +321,7 @@ def plot(record: dict[str, Any], path: Path) -> None:
         left.grid(True, which="both", alpha=0.3)
     q = record.get("locomo")
     if q:
-        metrics = [("hit@5", "recall@5"), ("hit@10", "recall@10"), ("rr", "MRR@10")]
+        metrics = [("r@5", "R@5"), ("r@10", "R@10"), ("hit@10", "H@10"), ("rr", "MRR@10")]
         width = 0.8 / len(q["methods"])
         for i, m in enumerate(q["methods"]):
             a = q["methods"][m]["all"]

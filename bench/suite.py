@@ -1,18 +1,25 @@
-"""`scripts/bench --quick` / `--full`: speed and scale against the floors, and quality on LoCoMo.
+"""`scripts/bench --quick` / `--full`: recall against its floor at scale, speed, and quality on LoCoMo.
 
 One run measures, side by side (nothing is asserted; the figures are printed and recorded):
 
-- speed and scale (`bench.scale`) at each size: floors, in-process breakdown, HTTP load on the
-  real service in its own process at concurrency 1 and 8, bulk writes, peak RSS;
-- retrieval quality on LoCoMo (`bench.locomo`): the service's recall against BM25 and dense
-  cosine.
+- recall in a multi-tenant database (`bench.tenancy`) at each database size (10k, 100k, 1M
+  memories in all): tenant `bench_10000` (real embeddings) among filler tenants (synthetic text,
+  random unit vectors, bulk loaded; the load rate is recorded), against the floor measured in the
+  same rounds: the faster of 1 and 2 torch threads for one query encode + one filtered vector
+  `SEARCH`; where recall's time goes (encode, SEARCH, fulltext, the rest);
+- speed of the service (`bench.scale`) at the first size: HTTP on the real service in its own
+  process at concurrency 1 and 8, writes, traces, lineage, bulk writes, peak RSS;
+- retrieval quality on LoCoMo (`bench.locomo`): the service's recall against BM25, dense cosine
+  and their RRF, before any filler is loaded and again with ~100k other-tenant memories (the
+  difference is the tenant-independence figure).
 
-`--quick` (a smoke check, a few minutes): 10k memories, fewer requests, one conversation.
-`--full`: 10k and 100k memories, all five conversations. 1M is not run: the run prints an
-estimate of how long building it would take from the measured bulk rate.
+`--quick` (a few minutes): 10k, fewer requests, one conversation. `--full`: 10k, 100k and 1M,
+all five conversations. A full run starts by dropping filler left by an earlier run (so "without
+other tenants" is without them) and drops it at the end unless `--keep-filler`; a database
+already larger than a stage is measured as it is (its real size is recorded).
 
-Corpora (`bench_<N>`, `bench_locomo_<id>`) are built once and reused by later runs. Results go to
-`bench/results/<date>.json`, `.md` and `.png` (`<date>-quick.*` for `--quick`, so a smoke run
+Corpora (`bench_10000`, `bench_locomo_<id>`) are built once and reused by later runs. Results go
+to `bench/results/<date>.json`, `.md` and `.png` (`<date>-quick.*` for `--quick`, so a smoke run
 never overwrites the last full record). The load average is printed and recorded at the start
 and the end: the machine is shared, so read the figures with it.
 """
@@ -23,22 +30,22 @@ import logging
 import sys
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
+import httpx
 import typer
 from rich.console import Console
 
-from bench import locomo, report
+from bench import locomo, report, tenancy
 from bench.common import RESULTS, loadavg, machine, torch_threads
 from bench.corpus import ensure_corpus
 from bench.recall import parse_sizes
 from bench.scale import measure_size
-from bench.scale_report import estimate_million
 from bench.scale_run import FULL_SCALE, QUICK_SCALE, ScaleProfile
 from bench.service_process import ServiceProcess
-from service.container import Services, build_services
+from service.container import build_services
 from service.settings import Settings
 
 console = Console(width=None if sys.stdout.isatty() else 200)
@@ -58,30 +65,22 @@ class SuiteProfile:
     conversations: int | None
     scale: ScaleProfile
     torch_threads: int = 0
+    rounds: int = 40
+    keep_filler: bool = False
 
 
 PROFILES = {
-    "quick": SuiteProfile("quick", [10_000], 1, QUICK_SCALE),
-    "full": SuiteProfile("full", [10_000, 100_000], None, FULL_SCALE),
+    "quick": SuiteProfile("quick", [10_000], 1, QUICK_SCALE, rounds=40),
+    "full": SuiteProfile("full", [10_000, 100_000, 1_000_000], None, FULL_SCALE, rounds=150),
 }
+#: The database size at which LoCoMo is asked again (with ~this many other-tenant memories).
+LOCOMO_WITH_OTHERS = 100_000
 
 
 def say(text: str) -> None:
     """Print a progress line with the elapsed time and the load average."""
     one = loadavg()[0]
     console.print(f"[dim]{time.strftime('%H:%M:%S')} load {one:.1f}[/] {text}")
-
-
-def build_corpora(services: Services, sizes: list[int]) -> dict[int, tuple[int, float]]:
-    """Build (or reuse) `bench_<N>` for each size; return (written, seconds) per size.
-
-    Setup, not a measurement: it embeds with one torch thread (`torch_threads`).
-    """
-    with torch_threads(1):
-        return {
-            size: ensure_corpus(services.graph, services.embedder, f"bench_{size}", size, 512)
-            for size in sizes
-        }
 
 
 def run(profile: SuiteProfile) -> dict[str, Any]:
@@ -95,8 +94,9 @@ def run(profile: SuiteProfile) -> dict[str, Any]:
 
         torch.set_num_threads(profile.torch_threads)
     info = machine()
+    sizes = sorted(profile.sizes)
     say(
-        f"bench {profile.name}: sizes {profile.sizes}, "
+        f"bench {profile.name}: database sizes {sizes}, "
         f"LoCoMo conversations {profile.conversations or 'all'}; {info['cpus']} CPUs, "
         f"load average {info['loadavg_start']}, commit {info['commit']}"
     )
@@ -104,56 +104,91 @@ def run(profile: SuiteProfile) -> dict[str, Any]:
     services = build_services(Settings())
     phases["bench process start (model, schema)"] = time.perf_counter() - tick
     scale: list[dict[str, Any]] = []
+    multi: list[dict[str, Any]] = []
     service_info: dict[str, Any] = {}
     quality: dict[str, Any] | None = None
     try:
         tick = time.perf_counter()
-        builds = build_corpora(services, profile.sizes)
+        if len(sizes) > 1 and not profile.keep_filler:
+            tenancy.drop_filler(services, say)
+        with torch_threads(1):
+            built = ensure_corpus(
+                services.graph, services.embedder, tenancy.TENANT, tenancy.TENANT_SIZE, 512
+            )
         phases["corpus build"] = time.perf_counter() - tick
-        keys = {f"bench-{uuid.uuid4().hex}": f"bench_{size}" for size in profile.sizes}
-        by_ns = {ns: key for key, ns in keys.items()}
-        tick = time.perf_counter()
+        key = f"bench-{uuid.uuid4().hex}"
         env = {"OMP_NUM_THREADS": str(profile.torch_threads)} if profile.torch_threads else {}
-        with ServiceProcess(keys, env=env) as svc:
+        tick = time.perf_counter()
+        with ServiceProcess({key: tenancy.TENANT}, env=env) as svc:
             service_info["startup_s"] = svc.startup_s
             say(f"service pid {svc.pid} on {svc.base_url}, ready in {svc.startup_s:.1f} s")
             phases["service start"] = time.perf_counter() - tick
-            for size in profile.sizes:
+            http = httpx.Client(
+                base_url=svc.base_url, headers={"Authorization": f"Bearer {key}"}, timeout=120.0
+            )
+            for n, size in enumerate(sizes):
                 tick = time.perf_counter()
-                result = measure_size(
-                    size, services, svc, by_ns[f"bench_{size}"], profile.scale, say=say
-                )
-                written, seconds = builds[size]
-                if written:
-                    result["build"] = {
-                        "written": written,
-                        "seconds": seconds,
-                        "per_s": written / seconds,
-                    }
-                scale.append(result)
-                phases[f"scale {size}"] = time.perf_counter() - tick
-                console.print(report.latency_table(result))
+                load = tenancy.fill_to_size(services, size, say)
+                phases[f"filler load {size}"] = time.perf_counter() - tick
+                tick = time.perf_counter()
+                result = tenancy.measure(services, size, profile.rounds, say, http)
+                result["load"] = load
+                multi.append(result)
+                phases[f"recall at {size}"] = time.perf_counter() - tick
+                console.print(report.tenancy_table(multi))
+                if n == 0:
+                    tick = time.perf_counter()
+                    measured = measure_size(
+                        tenancy.TENANT_SIZE, services, svc, key, profile.scale, say=say
+                    )
+                    written, seconds = built
+                    if written:
+                        measured["build"] = {
+                            "written": written,
+                            "seconds": seconds,
+                            "per_s": written / seconds,
+                        }
+                    scale.append(measured)
+                    phases[f"speed at {size}"] = time.perf_counter() - tick
+                    console.print(report.latency_table(measured))
+                    if profile.conversations != 0:
+                        tick = time.perf_counter()
+                        quality = locomo.evaluate(services, profile.conversations, say=say)
+                        phases["LoCoMo"] = time.perf_counter() - tick
+                if quality is not None and size == LOCOMO_WITH_OTHERS:
+                    tick = time.perf_counter()
+                    others = result["global_memories"] - tenancy.TENANT_SIZE
+                    locomo.evaluate_again(services, quality, others, say=say)
+                    phases["LoCoMo with other tenants"] = time.perf_counter() - tick
+            http.close()
             service_info["peak_rss_mb"] = svc.peak_rss_mb()
-        tick = time.perf_counter()
-        if profile.conversations != 0:
-            quality = locomo.evaluate(services, profile.conversations, say=say)
-            phases["LoCoMo"] = time.perf_counter() - tick
+        if len(sizes) > 1 and not profile.keep_filler:
+            tick = time.perf_counter()
+            tenancy.drop_filler(services, say)
+            phases["filler drop"] = time.perf_counter() - tick
     finally:
         services.close()
     record: dict[str, Any] = {
         "mode": profile.name,
-        "sizes": profile.sizes,
+        "sizes": sizes,
         "torch_threads_setting": profile.torch_threads or "default",
         "started": started.isoformat(),
         "machine": info,
         "loadavg_end": loadavg(),
         "service": service_info,
+        "tenancy": multi,
         "scale": scale,
-        "estimate_1m": estimate_million(scale),
         "locomo": quality,
         "phases_s": phases,
         "seconds": time.perf_counter() - t0,
     }
+    if multi:
+        console.print(report.tenancy_table(multi))
+        for r in multi:
+            console.print(
+                f"where recall's time goes at {r['size']} (p50 ms): "
+                + ", ".join(f"{k} {v:.1f}" for k, v in r["stages_p50"].items())
+            )
     if scale:
         console.print(report.writes_table(scale))
         for r in scale:
@@ -161,24 +196,24 @@ def run(profile: SuiteProfile) -> dict[str, Any]:
             console.print(
                 f"peak RSS after {r['size']}: service {rss['service_peak_mb']:.0f} MiB"
                 + (f", Neo4j {rss['neo4j_peak_mb']:.0f} MiB" if rss["neo4j_peak_mb"] else "")
-                + f"; recall vector rounds: mean {r['rounds']['mean']:.2f}, "
-                f"max k {r['rounds']['max_k']}, exact scans {r['rounds']['exact_scans']}"
+                + (
+                    f"; recall vector rounds: mean {r['rounds']['mean']:.2f}, "
+                    f"max k {r['rounds']['max_k']}, exact scans {r['rounds']['exact_scans']}"
+                    if r["rounds"]["mean"] is not None
+                    else ""
+                )
             )
-    est = record["estimate_1m"]
-    if est:
-        console.print(
-            f"1M memories: not run. Adding {est['memories_to_add']} memories at the measured "
-            f"{max(est['rates'].values()):.0f} memories/s ({', '.join(f'{k} {v:.0f}' for k, v in est['rates'].items())}) "
-            f"would take about {est['build_minutes']:.0f} min to build alone"
-            + (" (fits in 60 min)." if est["fits_60_min"] else " (over 60 min).")
-        )
     if quality:
         console.print(report.quality_table(quality))
         lat, rounds = quality["recall_latency_ms"], quality["rounds"]
         console.print(
-            f"LoCoMo recall in-process: p50 {lat['p50']:.1f} ms, p95 {lat['p95']:.1f} ms; "
-            f"vector rounds mean {rounds['mean']:.2f}, exact scans {rounds['exact_scans']} of "
-            f"{rounds['recalls']} (small namespaces in a large global index)"
+            f"LoCoMo recall in-process: p50 {lat['p50']:.1f} ms, p95 {lat['p95']:.1f} ms"
+            + (
+                f"; vector rounds mean {rounds['mean']:.2f}, exact scans {rounds['exact_scans']} "
+                f"of {rounds['recalls']}"
+                if rounds["mean"] is not None
+                else ""
+            )
             + (
                 f"; skipped {quality['skipped']} questions with unknown evidence ids"
                 if quality["skipped"]
@@ -191,6 +226,8 @@ def run(profile: SuiteProfile) -> dict[str, Any]:
         + f"; total {record['seconds']:.0f} s; load average {info['loadavg_start']} -> {record['loadavg_end']}"
     )
     stem = started.strftime("%Y-%m-%d") + ("" if profile.name == "full" else f"-{profile.name}")
+    if sizes != sorted(PROFILES[profile.name].sizes):
+        stem += "-" + "-".join(f"{n // 1000}k" for n in sizes)
     if profile.torch_threads:
         stem += f"-threads{profile.torch_threads}"
     report.write_json(record, RESULTS / f"{stem}.json")
@@ -202,24 +239,29 @@ def run(profile: SuiteProfile) -> dict[str, Any]:
 
 def main(
     profile: str = typer.Option("quick", help="quick or full: the request counts and defaults."),
-    sizes: str = typer.Option("", help="Override the sizes, e.g. 10k,100k."),
+    sizes: str = typer.Option("", help="Override the database sizes, e.g. 10k,100k,1000k."),
     conversations: int = typer.Option(
         -1, help="Override how many LoCoMo conversations (0 = skip LoCoMo, -1 = the profile's)."
     ),
     torch_threads: int = typer.Option(
         0, min=0, help="Torch intra-op threads for the service and this process (0 = default)."
     ),
+    rounds: int = typer.Option(0, min=0, help="Timed recall rounds per size (0 = the profile's)."),
+    keep_filler: bool = typer.Option(
+        False, "--keep-filler", help="Keep filler tenants from earlier runs and after this one."
+    ),
 ) -> None:
-    """Run the speed/scale and LoCoMo suite with a profile (what `--quick` and `--full` run)."""
+    """Run the recall/speed/LoCoMo suite with a profile (what `--quick` and `--full` run)."""
     if profile not in PROFILES:
         raise typer.BadParameter(f"profile must be one of {', '.join(PROFILES)}")
     chosen = PROFILES[profile]
+    changes: dict[str, Any] = {"keep_filler": keep_filler}
     if sizes:
-        chosen = SuiteProfile(chosen.name, parse_sizes(sizes), chosen.conversations, chosen.scale)
+        changes["sizes"] = parse_sizes(sizes)
     if conversations >= 0:
-        chosen = SuiteProfile(chosen.name, chosen.sizes, conversations, chosen.scale)
+        changes["conversations"] = conversations
     if torch_threads:
-        chosen = SuiteProfile(
-            chosen.name, chosen.sizes, chosen.conversations, chosen.scale, torch_threads
-        )
-    run(chosen)
+        changes["torch_threads"] = torch_threads
+    if rounds:
+        changes["rounds"] = rounds
+    run(replace(chosen, **changes))

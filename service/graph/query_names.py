@@ -102,7 +102,11 @@ class QueryName(StrEnum):
 class DevQueryName(StrEnum):
     """A dev-only query (benchmarks, Browser examples): loaded only by a dev registry."""
 
+    BENCH_COUNT_NAMESPACES = "bench/count_namespaces"
+    BENCH_CREATE_FILLER = "bench/create_filler"
     BENCH_CREATE_MEMORIES = "bench/create_memories"
+    BENCH_DELETE_NAMESPACE_BATCH = "bench/delete_namespace_batch"
+    BENCH_SEARCH_VECTOR_FLOOR = "bench/search_vector_floor"
     BROWSER_CHALLENGED_DECISIONS = "browser/challenged_decisions"
     BROWSER_CHALLENGED_DECISIONS_TABLE = "browser/challenged_decisions_table"
     BROWSER_DECISION_STORY = "browser/decision_story"
