@@ -62,10 +62,16 @@ class RoundLog(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         """Record the rounds and the final k of one recall."""
-        if record.getMessage().startswith("vector candidates:") and isinstance(record.args, tuple):
-            self.rounds.append(int(str(record.args[1])))
-            self.ks.append(int(str(record.args[2])))
-            self.exact += record.args[3] is True
+        message = str(record.msg)
+        if message.startswith("vector candidates:") and "round" in message:
+            assert isinstance(record.args, tuple)
+            try:
+                rounds, k = int(str(record.args[1])), int(str(record.args[2]))
+            except (ValueError, IndexError):
+                return  # another line shape (recall without the over-fetch loop)
+            self.rounds.append(rounds)
+            self.ks.append(k)
+            self.exact += len(record.args) > 3 and record.args[3] is True
 
 
 @contextmanager
