@@ -18,6 +18,7 @@ from service.domain.reasoning import ReasoningService
 from service.domain.reasoning.record import task_key
 from service.domain.retrieval import RetrievalConfig, RetrievalService
 from service.embeddings import Embedder, SentenceTransformerEmbedder
+from service.graph.availability import Availability
 from service.graph.cypher import QueryRegistry
 from service.graph.driver import bind_neomodel, create_driver, unbind_neomodel
 from service.graph.migrations import run_migrations
@@ -53,7 +54,8 @@ class Services:
     ready: dict[str, bool] = field(default_factory=dict)
 
     def close(self) -> None:
-        """Close the driver."""
+        """Stop the graph probe and close the driver."""
+        self.graph.availability.close()
         unbind_neomodel(self.graph.driver)
         self.graph.driver.close()
 
@@ -87,8 +89,15 @@ def build_services(settings: Settings, embedder: Embedder | None = None) -> Serv
     driver = create_driver(settings)
     try:
         graph = Graph(driver, registry, settings.neo4j_database, settings.query_timeout_s)
+        graph.availability = Availability(
+            graph.probe,
+            probe_interval_s=settings.neo4j_probe_interval_s,
+            retry_time_s=settings.neo4j_retry_time_s,
+        )
         if embedder is None:
-            embedder = SentenceTransformerEmbedder(settings.embedding_model)
+            embedder = SentenceTransformerEmbedder(
+                settings.embedding_model, threads=settings.embedding_threads
+            )
         check_model_dimension(settings.embedding_dim, embedder.dimension)
         log.info("migrations: %s", run_migrations(graph, task_key))
         applied = apply_schema(graph, embedding_dim=embedder.dimension)

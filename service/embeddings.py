@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import math
@@ -65,14 +66,21 @@ def resolve_model_path(name: str) -> Path:
 class SentenceTransformerEmbedder:
     """all-MiniLM-L6-v2 (or any sentence-transformers model) loaded offline, on the CPU.
 
+    Concurrent `encode` calls are serialised by a lock: torch already spreads one call over its
+    intra-op threads, and parallel calls on a small machine only oversubscribe the cores
+    (`bench/threads.py` measures both).
+
     Args:
         model: a model folder or the name of a package carrying one (see `resolve_model_path`).
+        threads: torch intra-op threads (`torch.set_num_threads`, process-wide), set at load;
+            None or 0 leaves torch's default (one per core).
+        serialize: hold the lock around each encode (False only for the benchmark's comparison).
 
     Raises:
         EmbeddingError: the model cannot be found or loaded.
     """
 
-    def __init__(self, model: str) -> None:
+    def __init__(self, model: str, threads: int | None = None, *, serialize: bool = True) -> None:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
@@ -82,6 +90,10 @@ class SentenceTransformerEmbedder:
             from transformers.utils import logging as transformers_logging
 
             transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+            if threads:
+                import torch
+
+                torch.set_num_threads(threads)
 
             self._model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
         except Exception as exc:  # the library raises many kinds; all mean "not loaded"
@@ -94,7 +106,9 @@ class SentenceTransformerEmbedder:
         if not isinstance(dim, int):
             raise EmbeddingError(f"model at {path} does not report its embedding dimension")
         self._dimension = dim
-        self._lock = threading.Lock()
+        self._lock: threading.Lock | contextlib.nullcontext[None] = (
+            threading.Lock() if serialize else contextlib.nullcontext()
+        )
         self.path = path
 
     @property

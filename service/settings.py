@@ -114,6 +114,43 @@ class Settings(BaseSettings):
         validation_alias="RATIONALE_QUERY_TIMEOUT_S",
         description="Per-transaction timeout.",
     )
+    neo4j_connect_timeout_s: float = Field(
+        default=1.0,
+        gt=0,
+        validation_alias="RATIONALE_NEO4J_CONNECT_TIMEOUT_S",
+        description="Longest wait to open one Bolt connection (TCP, handshake, login), in seconds.",
+    )
+    neo4j_acquisition_timeout_s: float = Field(
+        default=1.5,
+        gt=0,
+        validation_alias="RATIONALE_NEO4J_ACQUISITION_TIMEOUT_S",
+        description="Longest wait for a connection from the pool (opening one included), in seconds.",
+    )
+    neo4j_retry_time_s: float = Field(
+        default=5.0,
+        ge=0,
+        validation_alias="RATIONALE_NEO4J_RETRY_TIME_S",
+        description="How long one call retries transient Neo4j errors (deadlocks), in seconds; connectivity failures are not retried beyond one fresh connection.",
+    )
+    neo4j_probe_interval_s: float = Field(
+        default=0.5,
+        gt=0,
+        validation_alias="RATIONALE_NEO4J_PROBE_INTERVAL_S",
+        description="While Neo4j is unreachable, how often the background probe tries it, in seconds.",
+    )
+    readyz_budget_s: float = Field(
+        default=0.8,
+        gt=0,
+        le=0.9,
+        validation_alias="RATIONALE_READYZ_BUDGET_S",
+        description="Longest `/readyz` waits for its Neo4j check, in seconds (it answers within 1 s).",
+    )
+    embedding_threads: int = Field(
+        default=1,
+        ge=0,
+        validation_alias="RATIONALE_EMBEDDING_THREADS",
+        description="Torch intra-op threads for the embedding model (`torch.set_num_threads`); 0 = torch's default (all cores). 1 measured fastest on a small shared machine (bench/threads.py).",
+    )
     max_content_chars: int = Field(
         default=32_768,
         gt=0,

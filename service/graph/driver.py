@@ -26,7 +26,11 @@ def create_driver(settings: Settings) -> Driver:
         settings.neo4j_uri,
         auth=(settings.neo4j_username, settings.neo4j_password.get_secret_value()),
         max_connection_pool_size=50,
-        connection_acquisition_timeout=30.0,
+        # Fail fast (DESIGN §13): short connect/acquire timeouts, and no driver-side retry
+        # window; `service.graph.availability` retries transient errors for a bounded time.
+        connection_timeout=settings.neo4j_connect_timeout_s,
+        connection_acquisition_timeout=settings.neo4j_acquisition_timeout_s,
+        max_transaction_retry_time=0.0,
         notifications_min_severity="OFF",
     )
     try:

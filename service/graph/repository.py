@@ -33,6 +33,7 @@ from neo4j.time import Date, DateTime, Duration, Time
 
 from service import metrics
 from service.errors import ConflictError, GraphUnavailableError, RationaleError
+from service.graph.availability import UNAVAILABLE, Availability, is_connectivity_error
 from service.graph.cypher import NamedQuery, QueryRegistry
 from service.graph.query_names import AnyQueryName
 from service.graph.records import MemoryRecord, TraceRecord
@@ -118,7 +119,9 @@ def translate_errors() -> Iterator[None]:
         neo4j.exceptions.TransientError,
     ) as exc:
         metrics.neo4j_error("unavailable")
-        raise GraphUnavailableError(f"Neo4j is unavailable: {exc}") from exc
+        # The driver's text names the server's address: log it, never return it.
+        log.warning("Neo4j unavailable: %s", exc)
+        raise GraphUnavailableError(UNAVAILABLE) from exc
     else:
         metrics.neo4j_reached()
 
@@ -202,15 +205,23 @@ class Graph(Runner):
         registry: validated named queries.
         database: database name, always passed (`database_`).
         timeout_s: transaction timeout in seconds.
+        availability: the fail-fast breaker every call goes through; default one with a probe
+            on this driver.
     """
 
     def __init__(
-        self, driver: Driver, registry: QueryRegistry, database: str, timeout_s: float
+        self,
+        driver: Driver,
+        registry: QueryRegistry,
+        database: str,
+        timeout_s: float,
+        availability: Availability | None = None,
     ) -> None:
         self.driver = driver
         self.registry = registry
         self.database = database
         self.timeout_s = timeout_s
+        self.availability = availability or Availability(self.probe)
 
     def query(self, name: AnyQueryName, params: Mapping[str, Any]) -> NamedQuery:
         """Return the named query after checking `params` equals its declared set.
@@ -254,7 +265,9 @@ class Graph(Runner):
             return [to_native(r.data()) for r in records]
 
         with translate_errors():
-            rows = _retry_constraint_once(attempt) if query.mode == "write" else attempt()
+            rows = self.availability.call(
+                (lambda: _retry_constraint_once(attempt)) if query.mode == "write" else attempt
+            )
         _check_shape(query, rows)
         return rows
 
@@ -288,15 +301,39 @@ class Graph(Runner):
                 return session.execute_read(body)
 
         with translate_errors():
-            return _retry_constraint_once(attempt) if write else attempt()
+            return self.availability.call(
+                (lambda: _retry_constraint_once(attempt)) if write else attempt
+            )
+
+    def probe(self) -> None:
+        """Run `RETURN 1` on the configured database, bypassing the breaker.
+
+        The transaction timeout is the graph's own (`timeout_s`), not a short one: a cold server
+        on a loaded machine can take seconds over its first query, and a probe cut short every
+        time would keep the breaker open long after the server is back. Callers that must
+        answer fast (`/readyz`) bound the wait themselves.
+
+        Raises:
+            neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError: the server did not answer.
+        """
+        self.driver.execute_query(
+            Query("RETURN 1", timeout=self.timeout_s),
+            database_=self.database,
+            routing_=RoutingControl.READ,
+        )
 
     def ping(self) -> bool:
-        """Return True when the server answers `RETURN 1`."""
+        """Return True when the server answers `RETURN 1`; False at once while the breaker is open.
+
+        A connectivity failure opens the breaker (its probe then watches for recovery).
+        """
+        if not self.availability.available:
+            return False
         try:
-            with translate_errors():
-                self.driver.execute_query(
-                    "RETURN 1", database_=self.database, routing_=RoutingControl.READ
-                )
-        except GraphUnavailableError:
+            self.probe()
+        except Exception as exc:
+            if is_connectivity_error(exc):
+                metrics.neo4j_error("unavailable")
+                self.availability.trip(exc)
             return False
         return True
