@@ -150,6 +150,12 @@ class Availability:
             try:
                 return attempt()
             except Exception as exc:
+                log.debug(
+                    "graph attempt failed after %.3f s: %s %s",
+                    time.monotonic() - started,
+                    type(exc).__name__,
+                    getattr(exc, "code", ""),
+                )
                 if is_connectivity_error(exc):
                     connectivity_failures += 1
                     # A quick failure may be one stale connection: try a fresh one once. A slow

@@ -1,0 +1,1 @@
+"""Fault tests: a second, test-owned Neo4j stopped and started under a live service."""
