@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import typer
 
-from bench import peer, precedents, recall, suite, tenancy
+from bench import peer, precedents, recall, soak, suite, tenancy, threads
 
 app = typer.Typer(help="Rationale benchmarks (real Neo4j, real model).", no_args_is_help=True)
 
@@ -42,6 +42,8 @@ app.command("recall")(recall.main)
 app.command("suite")(suite.main)
 app.command("fill")(tenancy.fill_main)
 app.command("peer")(peer.main)
+app.command("threads")(threads.main)
+app.command("soak")(soak.main)
 
 if __name__ == "__main__":
     app()

@@ -186,30 +186,40 @@ class Availability:
 class Bounded(Generic[T]):
     """Run a check in a daemon thread and wait for it at most `budget_s` (for `/readyz`).
 
-    If the previous check is still running (a hung socket), the new caller waits on that one
-    instead of piling up threads; a hung check never blocks the process from exiting.
+    If the previous check is still running (a hung socket, a slow server), the new caller waits
+    on that one instead of piling up threads, and a check that finished less than `max_age_s`
+    ago is answered from its result (so a check that overran one caller's budget still serves
+    the next); a hung check never blocks the process from exiting.
 
     Args:
         budget_s: the longest a caller waits, in seconds.
+        max_age_s: how long a finished check's result is reused, in seconds.
     """
 
-    def __init__(self, budget_s: float) -> None:
+    def __init__(self, budget_s: float, max_age_s: float = 1.0) -> None:
         self.budget_s = budget_s
+        self.max_age_s = max_age_s
         self._lock = threading.Lock()
         self._running: Future[T] | None = None
+        self._finished_at = 0.0
 
     def run(self, check: Callable[[], T]) -> T | None:
         """Return `check()`'s result (or raise its error), or None when it overran the budget."""
         with self._lock:
-            if self._running is None or self._running.done():
+            fresh = time.monotonic() - self._finished_at < self.max_age_s
+            if self._running is None or (self._running.done() and not fresh):
                 future: Future[T] = Future()
                 self._running = future
 
                 def work() -> None:
                     try:
-                        future.set_result(check())
+                        result = check()
                     except BaseException as exc:
+                        self._finished_at = time.monotonic()
                         future.set_exception(exc)
+                    else:
+                        self._finished_at = time.monotonic()
+                        future.set_result(result)
 
                 threading.Thread(target=work, name="graph-ready", daemon=True).start()
             running = self._running

@@ -10,8 +10,8 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
+from typing import Any
 
-import httpx
 import pytest
 
 from tests.faults.conftest import Bound
@@ -32,7 +32,7 @@ SHUTDOWN_STRADDLE_S = 15.0
 class Answer:
     status: int
     seconds: float
-    response: httpx.Response
+    response: Any  # the TestClient's response
     sent_at: float = 0.0
 
 
@@ -81,7 +81,12 @@ def assert_recovers(b: Bound, ready_at: float, memory_id: str) -> None:
     assert first_success is not None, "no write succeeded within 10 s of Neo4j being ready"
     took = first_success - ready_at
     assert took < RECOVERY_S, f"first success {took:.2f} s after Neo4j was ready"
+    # A cold server may overrun /readyz's budget once; it must still answer within 1 s each time.
     ready = call(b, "GET", "/readyz")
+    while ready.status != 200 and time.monotonic() - ready_at < RECOVERY_S + 5:
+        assert ready.seconds < READYZ_S, f"/readyz took {ready.seconds:.2f} s"
+        time.sleep(0.2)
+        ready = call(b, "GET", "/readyz")
     assert ready.status == 200, ready.response.text
     assert ready.response.json()["breaker"]["state"] == "closed"
     survived = call(b, "GET", f"/v1/memories/{memory_id}")
