@@ -4,7 +4,7 @@
 encode (p50/p95 over `--repeats` calls) with the machine as it is ("idle") and with a busy-loop
 load generator on the other core(s) (`os.cpu_count() - 1` spinning processes, "loaded"); then
 concurrency-`--concurrency` throughput (encodes per second, one query each) with the encodes
-serialised by the embedder's lock and with them running in parallel. The service's default
+serialised by a lock, running in parallel unguarded, and micro-batched (the service's way). The service's default
 `embedding_threads` is chosen from this table. Read the load average next to the figures: the
 machine is shared.
 """
@@ -93,8 +93,9 @@ def main(
     """Measure query-encode latency and concurrent throughput per torch thread count."""
     cores = os.cpu_count() or 1
     counts = sorted({1, 2, cores})
-    serial = SentenceTransformerEmbedder(model, serialize=True)
-    parallel = SentenceTransformerEmbedder(model, serialize=False)
+    serial = SentenceTransformerEmbedder(model, concurrency="serialised")
+    parallel = SentenceTransformerEmbedder(model, concurrency="parallel")
+    batched = SentenceTransformerEmbedder(model, concurrency="batched")
     console = Console()
     console.print(f"cpus={cores} loadavg at start={loadavg()}")
 
@@ -119,7 +120,8 @@ def main(
     for col in ("threads", "encodes", "per s", "p50 ms", "p95 ms"):
         conc.add_column(col, justify="right")
     for n in sorted({1, cores}):
-        for label, embedder in (("serialised", serial), ("parallel", parallel)):
+        modes = (("serialised", serial), ("parallel", parallel), ("batched", batched))
+        for label, embedder in modes:
             with torch_threads(n):
                 rate, lat = concurrent_throughput(embedder, concurrency, per_worker)
             conc.add_row(str(n), label, f"{rate:.1f}", f"{lat['p50']:.1f}", f"{lat['p95']:.1f}")

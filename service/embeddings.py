@@ -10,7 +10,7 @@ import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import Literal, Protocol
 
 from service.errors import EmbeddingError
 
@@ -66,21 +66,30 @@ def resolve_model_path(name: str) -> Path:
 class SentenceTransformerEmbedder:
     """all-MiniLM-L6-v2 (or any sentence-transformers model) loaded offline, on the CPU.
 
-    Concurrent `encode` calls are serialised by a lock: torch already spreads one call over its
-    intra-op threads, and parallel calls on a small machine only oversubscribe the cores
-    (`bench/threads.py` measures both).
+    Concurrent `encode` calls are micro-batched by default: while one call runs the model, the
+    calls that arrive queue up, and the next of them to run encodes all their texts in one
+    batch (one model call at a time, so the tokenizer is never used from two threads, and
+    eight waiting queries cost about one batch). `bench/threads.py` compares this with a plain
+    lock and with unguarded parallel calls.
 
     Args:
         model: a model folder or the name of a package carrying one (see `resolve_model_path`).
         threads: torch intra-op threads (`torch.set_num_threads`, process-wide), set at load;
             None or 0 leaves torch's default (one per core).
-        serialize: hold the lock around each encode (False only for the benchmark's comparison).
+        concurrency: "batched" (default), "serialised" (a lock per call) or "parallel" (no
+            guard; only for the benchmark's comparison).
 
     Raises:
         EmbeddingError: the model cannot be found or loaded.
     """
 
-    def __init__(self, model: str, threads: int | None = None, *, serialize: bool = True) -> None:
+    def __init__(
+        self,
+        model: str,
+        threads: int | None = None,
+        *,
+        concurrency: Literal["batched", "serialised", "parallel"] = "batched",
+    ) -> None:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
@@ -106,9 +115,13 @@ class SentenceTransformerEmbedder:
         if not isinstance(dim, int):
             raise EmbeddingError(f"model at {path} does not report its embedding dimension")
         self._dimension = dim
+        self.concurrency = concurrency
         self._lock: threading.Lock | contextlib.nullcontext[None] = (
-            threading.Lock() if serialize else contextlib.nullcontext()
+            contextlib.nullcontext() if concurrency == "parallel" else threading.Lock()
         )
+        self._cond = threading.Condition()
+        self._queue: list[_Pending] = []
+        self._busy = False
         self.path = path
 
     @property
@@ -120,14 +133,61 @@ class SentenceTransformerEmbedder:
         """Embed texts with normalised output; see `Embedder.encode`."""
         if not texts:
             return []
-        try:
+        if self.concurrency != "batched":
             with self._lock:
-                vectors = self._model.encode(
-                    list(texts), batch_size=64, normalize_embeddings=True, show_progress_bar=False
-                )
+                return self._run(list(texts))
+        item = _Pending(list(texts))
+        with self._cond:
+            self._queue.append(item)
+            while self._busy and not item.done:
+                self._cond.wait()
+            if item.done:
+                return item.result()
+            self._busy = True
+            batch, self._queue = self._queue, []
+        try:
+            flat = [t for pending in batch for t in pending.texts]
+            try:
+                vectors = self._run(flat)
+            except EmbeddingError as exc:
+                for pending in batch:
+                    pending.error = exc
+            else:
+                start = 0
+                for pending in batch:
+                    pending.vectors = vectors[start : start + len(pending.texts)]
+                    start += len(pending.texts)
+            for pending in batch:
+                pending.done = True
+        finally:
+            with self._cond:
+                self._busy = False
+                self._cond.notify_all()
+        return item.result()
+
+    def _run(self, texts: list[str]) -> list[list[float]]:
+        try:
+            vectors = self._model.encode(
+                texts, batch_size=64, normalize_embeddings=True, show_progress_bar=False
+            )
         except Exception as exc:
             raise EmbeddingError(f"encoding failed: {exc}") from exc
         return [[float(x) for x in v] for v in vectors]
+
+
+class _Pending:
+    """One caller's texts waiting in the micro-batch queue, and what came back for them."""
+
+    def __init__(self, texts: list[str]) -> None:
+        self.texts = texts
+        self.done = False
+        self.vectors: list[list[float]] = []
+        self.error: EmbeddingError | None = None
+
+    def result(self) -> list[list[float]]:
+        if self.error is not None:
+            raise self.error
+        return self.vectors
 
 
 class FakeEmbedder:
