@@ -27,7 +27,7 @@ from neo4j import GraphDatabase
 from rich.console import Console
 from rich.table import Table
 
-from bench.common import loadavg, proc_status_kb, summary
+from bench.common import REPO, loadavg, proc_status_kb, summary
 from bench.service_process import ServiceProcess
 from service.settings import Settings
 
@@ -200,7 +200,8 @@ def main(
     rss: dict[str, list[float]] = {"service": [], "neo4j": []}
     neo4j_pid = neo4j_pid_for(Settings().neo4j_uri)
     try:
-        with ServiceProcess(keys) as service:
+        # PYTHONPATH: the service runs this tree's code, whatever the venv's editable install names.
+        with ServiceProcess(keys, env={"PYTHONPATH": str(REPO)}) as service:
             console.print(
                 f"service pid {service.pid} ready in {service.startup_s:.1f} s; "
                 f"neo4j pid {neo4j_pid}; loadavg {loadavg()}"
