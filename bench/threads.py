@@ -61,7 +61,7 @@ def busy_load(processes: int) -> Iterator[None]:
 def single_encode(embedder: SentenceTransformerEmbedder, repeats: int) -> dict[str, float]:
     """p50/p95 of one query encode, in ms."""
     inputs = [QUERIES[i % len(QUERIES)] for i in range(repeats)]
-    return summary(timed(lambda q: embedder.encode([q]), inputs, warmup=3))
+    return summary(timed(lambda q: embedder.encode([q]), inputs, warmup=QUERIES[:3]))
 
 
 def concurrent_throughput(
