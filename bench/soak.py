@@ -32,6 +32,8 @@ from bench.service_process import ServiceProcess
 from service.settings import Settings
 
 NAMESPACES = 4
+#: Neo4j's main class: 2026.x, and 5.26 for an older local server.
+ENTRY_POINTS = {b"org.neo4j.server.Neo4jCommunity", b"org.neo4j.server.CommunityEntryPoint"}
 WEIGHTS = {"write": 35, "trace": 15, "recall": 30, "lineage": 20}
 
 
@@ -45,7 +47,7 @@ def neo4j_pid_for(uri: str) -> int | None:
             args = (proc / "cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
-        if b"org.neo4j.server.CommunityEntryPoint" not in args:
+        if not ENTRY_POINTS & set(args):
             continue
         for arg in args:
             if arg.startswith(b"--config-dir="):

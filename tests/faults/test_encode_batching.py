@@ -4,11 +4,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
-import pytest
-
 from service.embeddings import SentenceTransformerEmbedder
-
-pytestmark = pytest.mark.model
 
 
 def test_eight_concurrent_callers_get_their_own_vectors() -> None:

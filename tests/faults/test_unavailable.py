@@ -12,11 +12,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-import pytest
-
 from tests.faults.conftest import Bound
-
-pytestmark = pytest.mark.integration
 
 FAIL_FAST_S = 2.0
 READYZ_S = 1.0
