@@ -106,7 +106,8 @@ def translate_errors() -> Iterator[None]:
 
     Raises:
         ConflictError: a uniqueness constraint refused the write.
-        GraphUnavailableError: the server is unreachable or asks the client to retry.
+        GraphUnavailableError: the server is unreachable or asks the client to retry, or the
+            breaker refused the call (counted as an `unavailable` error all the same).
     """
     try:
         yield
@@ -122,6 +123,10 @@ def translate_errors() -> Iterator[None]:
         # The driver's text names the server's address: log it, never return it.
         log.warning("Neo4j unavailable: %s", exc)
         raise GraphUnavailableError(UNAVAILABLE) from exc
+    except GraphUnavailableError:
+        # Refused by the fail-fast breaker (`Availability.call`): counted like a driver failure.
+        metrics.neo4j_error("unavailable")
+        raise
     else:
         metrics.neo4j_reached()
 
