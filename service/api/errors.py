@@ -13,6 +13,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from service import errors
 from service.schemas import ErrorBody, QualityOut
@@ -99,9 +100,25 @@ async def handle_http_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
     status = 422 if exc.status_code == 400 else exc.status_code
     code = HTTP_CODES.get(exc.status_code, f"http.{exc.status_code}")
-    return JSONResponse(
-        {"detail": exc.detail, "code": code}, status_code=status, headers=exc.headers
-    )
+    headers = exc.headers
+    if status == 405:
+        headers = {**(headers or {}), "Allow": ", ".join(allowed_methods(request))}
+    return JSONResponse({"detail": exc.detail, "code": code}, status_code=status, headers=headers)
+
+
+def allowed_methods(request: Request) -> list[str]:
+    """Return the documented methods of the request's path (GET and PATCH of one memory, ...).
+
+    Starlette's own `Allow` names only the first route matching the path; this lists every
+    route in the schema whose path matches (HEAD, implied by GET, is left out as undocumented).
+    """
+    methods: set[str] = set()
+    for route in request.app.router.routes:
+        if not getattr(route, "include_in_schema", False):
+            continue
+        if route.matches(request.scope)[0] is not Match.NONE:
+            methods |= set(getattr(route, "methods", None) or ()) - {"HEAD"}
+    return sorted(methods)
 
 
 async def handle_unexpected(request: Request, exc: Exception) -> JSONResponse:
@@ -195,7 +212,7 @@ def error_responses(
         )
         models: list[type[BaseModel]] = []
         for model in [BODY_MODELS.get(cls, ErrorBody) for cls in group] + (
-            [RequestInvalidBody] if status == 422 and validation else []
+            [ErrorBody, RequestInvalidBody] if status == 422 else []
         ):
             if model not in models:
                 models.append(model)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
@@ -29,11 +30,22 @@ def _utc(value: datetime) -> datetime:
         raise ValueError("time is out of range once normalised to UTC") from exc
 
 
+_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]")
+
+
 def _iso_text(value: Any) -> Any:
-    if not isinstance(value, str | datetime):
+    # A numeric string ("0.5") would be taken as a Unix time: refused like any non-ISO text.
+    if not (isinstance(value, datetime) or (isinstance(value, str) and _ISO_DATE.match(value))):
         raise ValueError(
             "a time must be an ISO 8601 string with an offset, e.g. 2024-01-01T00:00:00Z"
         )
+    return value
+
+
+def _json_int(value: Any) -> Any:
+    # JSON Schema's integer includes 7.0; a string or a boolean is never a number here.
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise PydanticCustomError("int_type", "Input should be a valid integer")
     return value
 
 
@@ -62,6 +74,9 @@ MemoryKind = Annotated[Kind, *_only(*WRITABLE_KINDS)]
 
 #: Free-form JSON: valid Unicode, finite numbers, at most 32 levels deep.
 JsonObject = Annotated[dict[str, Any], AfterValidator(_checked_json)]
+
+#: A JSON integer (`7` or `7.0`); strings and booleans are refused, not coerced.
+JsonInt = Annotated[int, BeforeValidator(_json_int)]
 
 #: An ISO 8601 time that must carry an offset; normalised to UTC.
 UtcDatetime = Annotated[AwareDatetime, BeforeValidator(_iso_text), AfterValidator(_utc)]

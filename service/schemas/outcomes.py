@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 
 from service.domain.models import Kind
 from service.domain.outcomes import OutcomeResult
-from service.schemas.common import ActorRef, Strict, UtcDatetime, _only
+from service.schemas.common import ActorRef, JsonInt, Strict, UtcDatetime, _only
 from service.schemas.memories import MemoryPublic
 from service.schemas.reasoning import ChallengePublic, LineagePublic
 
@@ -113,7 +113,7 @@ class PrecedentsRequest(Strict):
         description="The situation at hand: what is being decided, what was observed.",
         examples=["test_upload fails intermittently in CI"],
     )
-    limit: int = Field(default=5, ge=1, le=100, strict=True, description="Max precedents, 1..100.")
+    limit: JsonInt = Field(default=5, ge=1, le=100, description="Max precedents, 1..100.")
     kinds: list[PrecedentKind] | None = Field(
         default=None, description="Kinds a precedent may be; default decisions."
     )

@@ -8,12 +8,12 @@ from typing import Literal
 from pydantic import (
     BaseModel,
     Field,
-    StrictInt,
 )
 
 from service.domain.models import Kind, StepKind, StepStatus
 from service.schemas.common import (
     ActorRef,
+    JsonInt,
     JsonObject,
     MemoryKind,
     Strict,
@@ -29,7 +29,7 @@ class StepIn(Strict):
     status: StepStatus | None = Field(
         default=None, description="hypothesis for a guess under test."
     )
-    rejects: list[StrictInt] = Field(
+    rejects: list[JsonInt] = Field(
         default_factory=list, description="Indexes of earlier steps this one rules out."
     )
     cites: list[str] = Field(

@@ -10,6 +10,7 @@ from pydantic import (
 
 from service.domain.models import Kind
 from service.schemas.common import (
+    JsonInt,
     Strict,
     UtcDatetime,
 )
@@ -19,9 +20,7 @@ class RecallRequest(Strict):
     """Body of `POST /v1/recall`."""
 
     query: str = Field(min_length=1, description="What the agent needs context for.")
-    limit: int = Field(
-        default=10, ge=1, le=100, strict=True, description="Max items returned, 1..100."
-    )
+    limit: JsonInt = Field(default=10, ge=1, le=100, description="Max items returned, 1..100.")
     kinds: list[Kind] | None = Field(default=None, description="Only these kinds.")
     as_of: UtcDatetime | None = Field(default=None, description="Valid time; default now.")
     known_at: UtcDatetime | None = Field(default=None, description="System time; default now.")

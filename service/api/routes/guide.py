@@ -77,7 +77,10 @@ def guide(
     request: Request,
     services: ServicesDep,
     namespace: Annotated[
-        str, Query(description="Namespace the guide's `:params` sets.")
+        str,
+        Query(
+            pattern=r"^[A-Za-z0-9_.-]{1,100}$", description="Namespace the guide's `:params` sets."
+        ),
     ] = "default",
 ) -> Response:
     """Return the Browser guide (`:play http://localhost:8000/browser/guide`); 422 on a bad namespace."""

@@ -11,6 +11,7 @@ from fastapi.responses import JSONResponse
 from service.api.deps import ReadPrincipal, ServicesDep, WritePrincipal, user_writer
 from service.api.errors import error_responses
 from service.api.idempotent import respond
+from service.api.links import memory_links
 from service.domain.memories.batch import BatchItem, create_many
 from service.domain.models import NewMemory
 from service.errors import (
@@ -39,7 +40,12 @@ router = APIRouter(prefix="/v1/memories", tags=["memories"])
 #: A write that embeds new content: bad input, size limits, the model.
 _CREATE_ERRORS = (InvalidInputError, TooLargeError, EmbeddingError)
 _CREATED_AGAIN: dict[int | str, dict[str, Any]] = {
-    200: {"model": MemoryCreated, "description": "An equal memory existed."}
+    200: {
+        "model": MemoryCreated,
+        "description": "An equal memory existed.",
+        **memory_links("/memory_id"),
+    },
+    201: memory_links("/memory_id"),
 }
 
 
@@ -68,7 +74,12 @@ def create_memory(
     status_code=201,
     response_model=MemoryBatchCreated,
     responses={
-        200: {"model": MemoryBatchCreated, "description": "Every item existed already."},
+        200: {
+            "model": MemoryBatchCreated,
+            "description": "Every item existed already.",
+            **memory_links("/items/0/memory/memory_id"),
+        },
+        201: memory_links("/items/0/memory/memory_id"),
         **error_responses(*_CREATE_ERRORS, body=True),
     },
 )

@@ -10,6 +10,7 @@ from fastapi.responses import JSONResponse
 from service.api.deps import ReadPrincipal, ServicesDep, WritePrincipal, user_writer
 from service.api.errors import error_responses
 from service.api.idempotent import respond
+from service.api.links import trace_links
 from service.domain.reasoning import draft_from_body
 from service.errors import (
     ConflictError,
@@ -28,9 +29,17 @@ router = APIRouter(tags=["reasoning"])
     "/v1/reasoning",
     status_code=201,
     response_model=TracePublic,
-    responses=error_responses(
-        ReasoningRejected, MissingReference, TooLargeError, EmbeddingError, ConflictError, body=True
-    ),
+    responses={
+        201: trace_links(),
+        **error_responses(
+            ReasoningRejected,
+            MissingReference,
+            TooLargeError,
+            EmbeddingError,
+            ConflictError,
+            body=True,
+        ),
+    },
 )
 def record_trace(
     body: TraceCreate, request: Request, services: ServicesDep, principal: WritePrincipal
