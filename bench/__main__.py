@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import typer
 
-from bench import peer, precedents, recall, soak, suite, tenancy, threads
+from bench import batch, peer, precedents, recall, soak, suite, tenancy, threads
 
 app = typer.Typer(help="Rationale benchmarks (real Neo4j, real model).", no_args_is_help=True)
 
@@ -37,6 +37,7 @@ def main(
         typer.echo(ctx.get_help())
 
 
+app.command("batch")(batch.main)
 app.command("precedents")(precedents.main)
 app.command("recall")(recall.main)
 app.command("suite")(suite.main)

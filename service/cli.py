@@ -430,3 +430,76 @@ def mcp(
 
 if __name__ == "__main__":
     app()
+
+
+@app.command()
+def remember(
+    path: Annotated[Path, typer.Argument(help="JSON Lines file: one memory body per line.")],
+    namespace: Annotated[str, typer.Option("--namespace", "-n", help="Namespace.")] = "default",
+    actor: Annotated[str, typer.Option("--actor", help="Who writes (unless a line says).")] = "cli",
+) -> None:
+    """Create many memories from a JSON Lines file, in batches (origin `user`, as the API).
+
+    Each line is a body of `POST /v1/memories` (`{"kind": "fact", "content": ...}`). Every line
+    is checked before anything is written; the memories are then written in batches of
+    RATIONALE_MAX_BATCH_ITEMS, each batch one embedding call and one transaction (all or
+    nothing), exactly as `POST /v1/memories/batch`. Prints what was created and what existed.
+    Exit code 2 on bad input (the line is named), 1 when the service fails.
+    """
+    import json
+
+    from pydantic import ValidationError
+
+    from service.domain.memories import Writer
+    from service.domain.memories.batch import BatchItem, create_many
+    from service.domain.models import NewMemory
+    from service.errors import InvalidInputError, RationaleError, TooLargeError
+    from service.origins import Origin
+    from service.schemas import MemoryCreate
+
+    if not is_namespace(namespace):
+        typer.echo(f"--namespace: {NAMESPACE_RULE}", err=True)
+        raise typer.Exit(2)
+    items: list[BatchItem] = []
+    lines: list[int] = []
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        typer.echo(f"{path}: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            body = MemoryCreate.model_validate(json.loads(line))
+        except (json.JSONDecodeError, ValidationError) as exc:
+            typer.echo(f"{path}:{number}: {exc}", err=True)
+            raise typer.Exit(2) from exc
+        writer = Writer(namespace=namespace, origin=Origin.USER, actor=body.actor or actor)
+        items.append(
+            BatchItem(writer=writer, memory=NewMemory(**body.model_dump(exclude={"actor"})))
+        )
+        lines.append(number)
+    if not items:
+        typer.echo(f"{path}: no memories", err=True)
+        raise typer.Exit(2)
+    services = _services_or_exit()
+    size = services.settings.max_batch_items
+    created = existing = 0
+    try:
+        for at in range(0, len(items), size):
+            try:
+                outcomes = create_many(services.memories, items[at : at + size], size)
+            except (InvalidInputError, TooLargeError) as exc:
+                index = exc.extra.get("index")
+                where = f"{path}:{lines[at + index]}" if isinstance(index, int) else str(path)
+                typer.echo(f"{where}: {exc.message} ({exc.code})", err=True)
+                raise typer.Exit(2) from exc
+            created += sum(o.created for o in outcomes)
+            existing += sum(not o.created for o in outcomes)
+    except RationaleError as exc:
+        typer.echo(f"{exc.message} ({exc.code})", err=True)
+        raise typer.Exit(1) from exc
+    finally:
+        services.close()
+    typer.echo(f"{created} created, {existing} existed already ({len(items)} lines)")

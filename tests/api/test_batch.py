@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -162,3 +163,35 @@ def test_empty_and_read_only(tenant: Tenant) -> None:
         headers={"Authorization": f"Bearer {reader}"},
     )
     assert r.status_code == 403 and r.json()["code"] == "auth.forbidden"
+
+
+def test_cli_remember_writes_a_jsonl_file_in_batches(
+    tenant: Tenant, neo4j_driver: Driver, tmp_path: Path
+) -> None:
+    from typer.testing import CliRunner
+
+    from service.cli import app as cli_app
+
+    path = tmp_path / "memories.jsonl"
+    lines = [{"kind": "observation", "content": f"CLI bulk line {i}"} for i in range(5)]
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8")
+    runner = CliRunner()
+    result = runner.invoke(cli_app, ["remember", str(path), "-n", tenant.namespace])
+    assert result.exit_code == 0, result.output
+    assert "5 created, 0 existed already" in result.output
+    assert _count(neo4j_driver, tenant.namespace) == 5
+    again = runner.invoke(cli_app, ["remember", str(path), "-n", tenant.namespace])
+    assert "0 created, 5 existed already" in again.output
+
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(
+        json.dumps({"kind": "fact", "content": "fine"})
+        + "\n"
+        + json.dumps({"kind": "fact", "content": "half", "subject": "x"})
+        + "\n",
+        encoding="utf-8",
+    )
+    refused = runner.invoke(cli_app, ["remember", str(bad), "-n", tenant.namespace])
+    assert refused.exit_code == 2
+    assert f"{bad}:2:" in refused.output
+    assert _count(neo4j_driver, tenant.namespace) == 5
