@@ -67,6 +67,7 @@ class SuiteProfile:
     torch_threads: int = 0
     rounds: int = 40
     keep_filler: bool = False
+    speed: bool = True
 
 
 PROFILES = {
@@ -136,7 +137,7 @@ def run(profile: SuiteProfile) -> dict[str, Any]:
                 multi.append(result)
                 phases[f"recall at {size}"] = time.perf_counter() - tick
                 console.print(report.tenancy_table(multi))
-                if n == 0:
+                if n == 0 and profile.speed:
                     tick = time.perf_counter()
                     measured = measure_size(
                         tenancy.TENANT_SIZE, services, svc, key, profile.scale, say=say
@@ -151,10 +152,10 @@ def run(profile: SuiteProfile) -> dict[str, Any]:
                     scale.append(measured)
                     phases[f"speed at {size}"] = time.perf_counter() - tick
                     console.print(report.latency_table(measured))
-                    if profile.conversations != 0:
-                        tick = time.perf_counter()
-                        quality = locomo.evaluate(services, profile.conversations, say=say)
-                        phases["LoCoMo"] = time.perf_counter() - tick
+                if n == 0 and profile.conversations != 0:
+                    tick = time.perf_counter()
+                    quality = locomo.evaluate(services, profile.conversations, say=say)
+                    phases["LoCoMo"] = time.perf_counter() - tick
                 if quality is not None and size == LOCOMO_WITH_OTHERS:
                     tick = time.perf_counter()
                     others = result["global_memories"] - tenancy.TENANT_SIZE
@@ -250,12 +251,15 @@ def main(
     keep_filler: bool = typer.Option(
         False, "--keep-filler", help="Keep filler tenants from earlier runs and after this one."
     ),
+    speed: bool = typer.Option(
+        True, "--speed/--no-speed", help="Run the HTTP speed measurements at the first size."
+    ),
 ) -> None:
     """Run the recall/speed/LoCoMo suite with a profile (what `--quick` and `--full` run)."""
     if profile not in PROFILES:
         raise typer.BadParameter(f"profile must be one of {', '.join(PROFILES)}")
     chosen = PROFILES[profile]
-    changes: dict[str, Any] = {"keep_filler": keep_filler}
+    changes: dict[str, Any] = {"keep_filler": keep_filler, "speed": speed}
     if sizes:
         changes["sizes"] = parse_sizes(sizes)
     if conversations >= 0:
