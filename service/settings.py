@@ -211,6 +211,13 @@ class Settings(BaseSettings):
         validation_alias="RATIONALE_RETRIEVAL_VECTOR_DEPTH",
         description="Candidates asked of the namespace-filtered vector index (SEARCH ... LIMIT), at least the result size; deeper than it because approximate search misses neighbours at small k.",
     )
+    retrieval_lexical_depth: int = Field(
+        default=100,
+        ge=10,
+        le=2_000,
+        validation_alias="RATIONALE_RETRIEVAL_LEXICAL_DEPTH",
+        description="Candidates asked of the namespace-restricted fulltext index, at least the result size.",
+    )
     rrf_k: int = Field(
         default=60,
         ge=1,

@@ -1,4 +1,4 @@
-// Close the current version $version of a memory in system time and create its successor.
+// Close the current version $version of a memory in system time and create its successor (episode, position and lexical context carried over).
 // mode: write
 // returns: optional
 // :param namespace => 'default'
@@ -17,5 +17,11 @@ CREATE (new:Memory:$($label))
 SET new = $props
 SET new.current = new.system_to IS NULL
 SET new.embedding = coalesce(new.embedding, old.embedding)
+SET new.episode = coalesce(new.episode, old.episode),
+    new.position = coalesce(new.position, old.position),
+    new.search_context = coalesce(new.search_context, old.search_context),
+    new.search_ns = coalesce(new.search_ns, old.search_ns)
+SET new.search_text = CASE WHEN new.search_context IS NULL THEN new.content
+                           ELSE new.search_context + '\n' + new.content END
 CREATE (new)-[:SUPERSEDES {reason: $reason, origin: $origin, actor: $actor, at: $now}]->(old)
 RETURN new {.*, embedding: null} AS memory

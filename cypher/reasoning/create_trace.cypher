@@ -1,4 +1,4 @@
-// Create a reasoning trace node and link it to the task it served (one :Task per namespace and normalised text, unique).
+// Create a reasoning trace node and link it to the task it served (one :Task per namespace and normalised text, unique); its lexical field leads with the task, so a trace is found by its task as well as by its steps.
 // mode: write
 // returns: one
 // :param namespace => 'default'
@@ -9,6 +9,9 @@
 CREATE (t:Memory:ReasoningTrace)
 SET t = $props
 SET t.current = t.system_to IS NULL
+SET t.search_context = coalesce(t.search_context, t.task_text)
+SET t.search_text = CASE WHEN t.search_context IS NULL THEN t.content
+                         ELSE t.search_context + '\n' + t.content END
 MERGE (task:Task {namespace: $namespace, key: $task_key})
 ON CREATE SET task.uid = randomUUID(), task.content = $task, task.valid_from = $now, task.system_from = $now
 CREATE (t)-[:SERVED]->(task)

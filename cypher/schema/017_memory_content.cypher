@@ -1,4 +1,4 @@
-// Fulltext index over memory content (Lucene standard analyzer, stop words kept).
+// Fulltext index over the lexical field of a memory (search_text: its text in context) and its namespace token (search_ns), `english` analyzer (stemming, English stop words); a required search_ns clause keeps a query inside one namespace.
 // mode: schema
 // returns: none
-CREATE FULLTEXT INDEX memory_content IF NOT EXISTS FOR (m:Memory) ON EACH [m.content] OPTIONS {indexConfig: {`fulltext.analyzer`: 'standard-no-stop-words'}}
+CREATE FULLTEXT INDEX memory_content IF NOT EXISTS FOR (m:Memory) ON EACH [m.search_text, m.search_ns] OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}}

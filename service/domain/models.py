@@ -102,6 +102,9 @@ class NewMemory:
     metadata: dict[str, Any] | None = None
     valid_from: datetime | None = None
     valid_to: datetime | None = None
+    episode: str | None = None
+    position: int | None = None
+    context: str | None = None
 
 
 @dataclass(frozen=True)

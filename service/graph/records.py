@@ -53,6 +53,8 @@ class MemoryRecord:
     quality_json: str | None = None
     step_count: int | None = None
     source_id: str | None = None
+    episode: str | None = None
+    position: int | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod

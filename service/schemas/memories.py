@@ -60,6 +60,27 @@ class MemoryCreate(Strict):
         default=None, max_length=200, description="Who writes; default the API key's name."
     )
     metadata: JsonObject | None = Field(default=None, description="Free JSON metadata.")
+    episode: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=512,
+        description="The conversation, session or document the memory came from.",
+        examples=["session-2024-05-08"],
+    )
+    position: int | None = Field(
+        default=None,
+        ge=0,
+        description="Its 0-based place in `episode`; the memory at position - 1 is indexed "
+        "with it as context for lexical search.",
+        examples=[3],
+    )
+    context: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=2000,
+        description="Its immediate context in the material (e.g. the section it sits in), "
+        "indexed with it for lexical search; never part of `content`.",
+    )
 
 
 class MemoryUpdate(Strict):
@@ -119,6 +140,8 @@ class MemoryPublic(BaseModel):
     status: str | None = None
     trigger: str | None = None
     metadata: JsonObject | None = None
+    episode: str | None = None
+    position: int | None = None
 
 
 class MemoryCreated(MemoryPublic):

@@ -22,6 +22,12 @@ from service.graph.repository import Graph, Tx
 log = logging.getLogger(__name__)
 
 
+def _context(title: str, text: str) -> str | None:
+    """Return a unit's title as an observation's lexical context, unless the text holds it."""
+    title = title.strip()[:500]
+    return title if title and title not in text else None
+
+
 class UnitWriter:
     """Writes ingest units, each in its own transaction.
 
@@ -59,8 +65,15 @@ class UnitWriter:
                     now=now,
                     embedding=vector,
                     valid_from=unit.valid_from,
+                    # The unit is the episode: each observation is indexed for lexical search
+                    # with the unit's title and the observation before it.
+                    episode=f"{source_uid}/{unit.key}",
+                    position=position,
+                    context=_context(unit.title, text),
                 )
-                for text, vector in zip(cleaned.observations, vectors[:n], strict=True)
+                for position, (text, vector) in enumerate(
+                    zip(cleaned.observations, vectors[:n], strict=True)
+                )
             ]
             prepared = PreparedUnit(observations, cleaned.draft, list(vectors[n:]), cleaned.adr)
             stated = (

@@ -35,6 +35,8 @@ class Memory:
     status: str | None
     trigger: str | None
     metadata: dict[str, Any] | None
+    episode: str | None
+    position: int | None
 
 
 def provenance(origin: str | None, actor: str | None) -> Provenance:
@@ -62,4 +64,6 @@ def memory_public(record: MemoryRecord) -> Memory:
         status=record.status,
         trigger=record.trigger,
         metadata=json.loads(record.metadata_json) if record.metadata_json else None,
+        episode=record.episode,
+        position=record.position,
     )

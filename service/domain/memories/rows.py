@@ -9,6 +9,7 @@ from typing import Any
 
 from service.domain.models import Kind, Writer
 from service.domain.text import check_json, normalise_for_match
+from service.domain.text.lexical import namespace_token, search_text
 from service.errors import TooLargeError
 
 #: Properties a new version copies from the one before unless the change sets them.
@@ -75,6 +76,9 @@ def build_memory_row(
     metadata_json: str | None = None,
     valid_from: datetime | None = None,
     valid_to: datetime | None = None,
+    episode: str | None = None,
+    position: int | None = None,
+    context: str | None = None,
 ) -> dict[str, Any]:
     """Build the properties of version 1 of a new memory (the `props` of `memory/create_memory`).
 
@@ -96,10 +100,15 @@ def build_memory_row(
         metadata_json: metadata serialised by `encode_metadata`, or None.
         valid_from: start of valid time (timezone-aware UTC datetime); default `now`.
         valid_to: end of valid time, or None (open).
+        episode: the conversation, session or document the memory came from, or None.
+        position: its 0-based place in `episode`, or None.
+        context: its immediate context in that material (a section title, a trace's task;
+            the previous turn is looked up by `memory/create_memory`), or None.
 
     Returns:
         The property map: fresh `uid` and `memory_id`, `version` 1, `content_norm`, the four
-        times and both provenances.
+        times, both provenances, `current` and the lexical fields (`search_context`,
+        `search_text` = context + content, `search_ns` = the namespace's fulltext token).
     """
     if kind == Kind.DECISION and status is None:
         status = "active"
@@ -123,6 +132,11 @@ def build_memory_row(
         "system_from": now,
         "system_to": None,
         "current": True,
+        "episode": episode,
+        "position": position,
+        "search_context": context,
+        "search_text": search_text(context, content),
+        "search_ns": namespace_token(writer.namespace),
         "created_by_origin": writer.origin,
         "created_by_actor": writer.actor,
         "last_modified_by_origin": writer.origin,

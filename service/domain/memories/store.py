@@ -62,8 +62,14 @@ class MemoryService(MemoryVersions):
         metadata: dict[str, Any] | None = None,
         valid_from: datetime | None = None,
         valid_to: datetime | None = None,
+        episode: str | None = None,
+        position: int | None = None,
+        context: str | None = None,
     ) -> dict[str, Any]:
         """Validate and build the properties of version 1 of a new memory.
+
+        `episode`, `position` and `context` place it in the material it came from (see
+        `build_memory_row`); a position needs an episode.
 
         Returns:
             The property map for `memory/create_memory` (`props`).
@@ -91,6 +97,12 @@ class MemoryService(MemoryVersions):
         valid_from = valid_from or now
         if valid_to is not None and valid_to <= valid_from:
             raise InvalidInputError("valid_to must be after valid_from")
+        if position is not None and episode is None:
+            raise InvalidInputError("position is a place in an episode: give the episode too")
+        if episode is not None:
+            episode = clean_text(episode, field="episode", max_chars=512)
+        if context is not None:
+            context = clean_text(context, field="context", max_chars=2000)
         if embedding is None:
             embedding = self.embedder.encode([content])[0]
         return build_memory_row(
@@ -107,6 +119,9 @@ class MemoryService(MemoryVersions):
             metadata_json=encode_metadata(metadata),
             valid_from=valid_from,
             valid_to=valid_to,
+            episode=episode,
+            position=position,
+            context=context,
         )
 
     def create_in(
@@ -239,6 +254,9 @@ class MemoryService(MemoryVersions):
             metadata=body.metadata,
             valid_from=body.valid_from,
             valid_to=body.valid_to,
+            episode=body.episode,
+            position=body.position,
+            context=body.context,
         )
         record, created = self.graph.write(lambda tx: self.create_in(tx, props, now, writer))
         return memory_public(record), created

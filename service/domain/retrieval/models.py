@@ -21,6 +21,7 @@ class RetrievalConfig:
     fulltext_index: str = "memory_content"
     rrf_k: int = 60
     vector_depth: int = 100
+    lexical_depth: int = 100
     vector_overfetch: int = 10
     max_candidates: int = 2000
     max_query_chars: int = 2000
@@ -33,6 +34,7 @@ class RetrievalConfig:
             fulltext_index=settings.fulltext_index,
             rrf_k=settings.rrf_k,
             vector_depth=settings.retrieval_vector_depth,
+            lexical_depth=settings.retrieval_lexical_depth,
             vector_overfetch=settings.vector_overfetch,
             max_candidates=settings.max_candidates,
             max_query_chars=settings.max_query_chars,

@@ -250,3 +250,52 @@ ANTONYMS: dict[str, str] = {
     "down": "up",
     "stopped": "running",
 }
+
+#: Words that make a question a question ("what did X say", "when would Y ..."): dropped with
+#: `STOPWORDS` from the query side of the fulltext index, so a question stops matching the
+#: other speaker's questions and matches the statements that answer it.
+QUESTION_WORDS: frozenset[str] = frozenset(
+    {
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "why",
+        "how",
+        "did",
+        "does",
+        "do",
+        "done",
+        "is",
+        "are",
+        "was",
+        "were",
+        "has",
+        "have",
+        "had",
+        "would",
+        "could",
+        "should",
+        "will",
+        "can",
+        "may",
+        "kind",
+        "kinds",
+        "sort",
+        "type",
+        "types",
+        "tell",
+        "describe",
+        "name",
+        "much",
+        "many",
+        "likely",
+        "ever",
+    }
+)
+
+#: What the query side of the fulltext index drops (lower-case, apostrophes as typed).
+QUERY_STOPWORDS: frozenset[str] = STOPWORDS | QUESTION_WORDS

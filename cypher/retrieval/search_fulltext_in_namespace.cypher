@@ -1,10 +1,10 @@
-// Fulltext-index candidates for a Lucene-escaped query, filtered in this query right after the index call (namespace first), visible and unrecognized apart.
+// Fulltext candidates of one namespace: the query holds a required clause on the namespace's token (+search_ns:<token>^0), so the index returns only the caller's memories; kinds, system time, valid time and visibility are filtered after; visible and unrecognized apart.
 // mode: read
 // returns: one
 // :param index_name => 'memory_content'
 // :param k => 100
-// :param query => 'why does test_upload fail'
-// :param namespace => 'default'
+// :param query => '+search_ns:ns29303041^0 +search_text:(test_upload fail)'
+// :param namespace => 'deep'
 // :param kinds => null
 // :param as_of => datetime()
 // :param known_at => null

@@ -1,0 +1,154 @@
+"""Retrieval v2 (issue 12): namespace-restricted indexes, contextual lexical field, grouping."""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any
+
+import pytest
+from neo4j import Driver
+
+from service.domain.memories import utcnow
+from service.domain.retrieval import RetrievalRequest
+from service.domain.retrieval.candidates import lucene_query
+from service.domain.retrieval.models import RetrievalQuery
+from service.graph.schema import apply_schema
+from tests.conftest import Tenant
+from tests.factories import memory
+
+LOGGER = "service.domain.retrieval"
+
+
+def recall(t: Tenant, query: str, **body: Any) -> list[dict[str, Any]]:
+    r = t.post("/v1/recall", json={"query": query, **body})
+    assert r.status_code == 200, r.text
+    return r.json()["items"]  # type: ignore[no-any-return]
+
+
+def node(driver: Driver, memory_id: str) -> dict[str, Any]:
+    with driver.session() as s:
+        row = s.run(
+            "MATCH (m:Memory {memory_id: $id}) WHERE m.current RETURN m {.*, embedding: null} AS m",
+            id=memory_id,
+        ).single()
+    assert row is not None
+    return dict(row["m"])
+
+
+def fulltext_ids(t: Tenant, text: str) -> list[str]:
+    """The memory ids the namespace-restricted fulltext index returns for `text`, best first."""
+    services = t.client.app.state.services  # type: ignore[attr-defined]
+    retrieval = services.retrieval
+    query = RetrievalQuery(
+        text=text,
+        limit=10,
+        kinds=None,
+        as_of=utcnow(),
+        known_at=None,
+        origins=services.policy.origins("search"),
+    )
+    found = services.graph.read(
+        lambda tx: retrieval.candidates.fulltext(tx, t.namespace, query, lucene_query(text))
+    )
+    return [h.memory_id for h in found.hits]
+
+
+TURNS = [
+    "Melanie: Anything you're excited for in the adoption process?",
+    "Caroline: I'm thrilled to make a family for kids who need one.",
+    "Melanie: That's wonderful. I painted a sunrise last week.",
+]
+
+
+def test_a_turn_is_indexed_with_the_turn_before_it(tenant: Tenant, neo4j_driver: Driver) -> None:
+    written = [memory(tenant, text, episode="conv-1", position=i) for i, text in enumerate(TURNS)]
+    assert [(w["episode"], w["position"]) for w in written] == [("conv-1", i) for i in range(3)]
+    answer = node(neo4j_driver, written[1]["memory_id"])
+    assert answer["content"] == TURNS[1]  # stored as given
+    assert answer["search_text"] == f"{TURNS[0]}\n{TURNS[1]}"
+    assert node(neo4j_driver, written[0]["memory_id"])["search_text"] == TURNS[0]
+    # The answer shares no word with the question; its context does.
+    found = fulltext_ids(tenant, "What is Caroline excited about in the adoption process?")
+    assert written[1]["memory_id"] in found
+    # GET shows episode and position too.
+    got = tenant.get(f"/v1/memories/{written[1]['memory_id']}").json()
+    assert (got["episode"], got["position"]) == ("conv-1", 1)
+
+
+def test_an_update_keeps_the_context(tenant: Tenant, neo4j_driver: Driver) -> None:
+    first = memory(tenant, TURNS[0], episode="conv-2", position=0)
+    second = memory(tenant, TURNS[1], episode="conv-2", position=1)
+    r = tenant.patch(
+        f"/v1/memories/{second['memory_id']}",
+        json={"content": "Caroline: I'm thrilled to build a family."},
+        headers={"If-Match": "1"},
+    )
+    assert r.status_code == 200, r.text
+    stored = node(neo4j_driver, second["memory_id"])
+    assert stored["version"] == 2 and stored["episode"] == "conv-2" and stored["position"] == 1
+    assert stored["search_text"] == f"{TURNS[0]}\nCaroline: I'm thrilled to build a family."
+    assert first["memory_id"] != second["memory_id"]
+
+
+def test_context_is_given_explicitly(tenant: Tenant, neo4j_driver: Driver) -> None:
+    m = memory(tenant, "Use a lock around the fixture directory", context="Flaky upload test")
+    assert node(neo4j_driver, m["memory_id"])["search_text"] == (
+        "Flaky upload test\nUse a lock around the fixture directory"
+    )
+    assert "context" not in m and m["content"] == "Use a lock around the fixture directory"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"position": 2},
+        {"episode": "e", "position": -1},
+        {"episode": ""},
+        {"context": "x" * 2001},
+    ],
+)
+def test_bad_episode_fields_are_refused(tenant: Tenant, body: dict[str, Any]) -> None:
+    r = tenant.post("/v1/memories", json={"kind": "fact", "content": "a fact", **body})
+    assert r.status_code == 422, r.text
+
+
+def test_fulltext_is_restricted_to_the_namespace_in_one_round(
+    tenant: Tenant, other_tenant: Tenant, caplog: pytest.LogCaptureFixture
+) -> None:
+    for i in range(150):
+        memory(other_tenant, f"The artifact registry timed out during the nightly deploy {i}")
+    mine = {
+        memory(tenant, f"artifact registry slow, deploy {i} late")["memory_id"] for i in range(3)
+    }
+    caplog.clear()
+    with caplog.at_level(logging.DEBUG, logger=LOGGER):
+        found = fulltext_ids(tenant, "artifact registry timed out during the nightly deploy")
+    assert set(found) == mine
+    assert re.findall(r"fulltext candidates: 3 kept after (\d+) round", caplog.text) == ["1"]
+
+
+def test_schema_migration_backfills_old_memories(tenant: Tenant, neo4j_driver: Driver) -> None:
+    """A memory written before v2 (no current, search_text, search_ns) is found after start-up."""
+    services = tenant.client.app.state.services  # type: ignore[attr-defined]
+    vector = services.embedder.encode(["The staging database runs Postgres 16"])[0]
+    with neo4j_driver.session() as s:
+        s.run(
+            "CREATE (m:Memory:Fact {uid: randomUUID(), namespace: $ns, memory_id: 'old-1', "
+            "version: 1, kind: 'fact', content: 'The staging database runs Postgres 16', "
+            "embedding: $v, valid_from: datetime(), system_from: datetime(), "
+            "created_by_origin: 'user', created_by_actor: 'v1', last_modified_by_origin: 'user', "
+            "last_modified_by_actor: 'v1'})",
+            ns=tenant.namespace,
+            v=vector,
+        ).consume()
+    apply_schema(services.graph)
+    apply_schema(services.graph)  # idempotent
+    stored = node(neo4j_driver, "old-1")
+    assert stored["current"] is True
+    assert stored["search_text"] == "The staging database runs Postgres 16"
+    assert fulltext_ids(tenant, "which postgres version does staging run") == ["old-1"]
+    result = services.retrieval.recall(
+        tenant.namespace, RetrievalRequest(query="staging Postgres", limit=3)
+    )
+    assert [i.memory_id for i in result.items] == ["old-1"]
