@@ -218,6 +218,51 @@ class Settings(BaseSettings):
         validation_alias="RATIONALE_RETRIEVAL_LEXICAL_DEPTH",
         description="Candidates asked of the namespace-restricted fulltext index, at least the result size.",
     )
+    retrieval_fusion: Literal["weighted", "rrf"] = Field(
+        default="weighted",
+        validation_alias="RATIONALE_RETRIEVAL_FUSION",
+        description="weighted: per-list min-max normalised scores with weights, plus episode-neighbour smoothing; rrf: reciprocal-rank fusion (rrf_k).",
+    )
+    retrieval_lexical_weight: float = Field(
+        default=0.6,
+        ge=0,
+        le=10,
+        validation_alias="RATIONALE_RETRIEVAL_LEXICAL_WEIGHT",
+        description="Weight of the fulltext list's normalised score (weighted fusion).",
+    )
+    retrieval_vector_weight: float = Field(
+        default=0.4,
+        ge=0,
+        le=10,
+        validation_alias="RATIONALE_RETRIEVAL_VECTOR_WEIGHT",
+        description="Weight of the vector list's normalised score (weighted fusion).",
+    )
+    retrieval_neighbour_weight: float = Field(
+        default=0.2,
+        ge=0,
+        le=10,
+        validation_alias="RATIONALE_RETRIEVAL_NEIGHBOUR_WEIGHT",
+        description="Share of the mean fused score of a memory's episode neighbours (position +-1) added to its own; 0 = off.",
+    )
+    retrieval_norm_depth: int = Field(
+        default=100,
+        ge=2,
+        le=2_000,
+        validation_alias="RATIONALE_RETRIEVAL_NORM_DEPTH",
+        description="How many of each list's best take part in its min-max normalisation.",
+    )
+    retrieval_duplicate_similarity: float = Field(
+        default=0.8,
+        ge=0,
+        le=1.01,
+        validation_alias="RATIONALE_RETRIEVAL_DUPLICATE_SIMILARITY",
+        description="Term (shingle Jaccard) similarity from which two results of one kind stating the same numbers collapse into one item; above 1 = off.",
+    )
+    retrieval_lexical_scoring: Literal["namespace", "index"] = Field(
+        default="namespace",
+        validation_alias="RATIONALE_RETRIEVAL_LEXICAL_SCORING",
+        description="namespace: the fulltext candidates are re-scored by BM25 over the namespace's own candidates (a ranking no other tenant moves); index: Lucene's scores over the whole index.",
+    )
     rrf_k: int = Field(
         default=60,
         ge=1,

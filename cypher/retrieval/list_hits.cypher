@@ -1,4 +1,4 @@
-// The memory versions behind ranked retrieval hits, each with whether a lineage-visible trace PRODUCED any version of it.
+// The memory versions behind ranked retrieval hits, each with whether a lineage-visible trace PRODUCED any version of it and, for a trace, the memory ids it PRODUCED.
 // mode: read
 // returns: many
 // :param namespace => 'default'
@@ -11,4 +11,8 @@ CALL (m) {
   WHERE t.namespace = $namespace AND t.created_by_origin IN $lineage_origins
   RETURN count(t) > 0 AS has_reasoning
 }
-RETURN m {.*, embedding: null} AS memory, has_reasoning
+CALL (m) {
+  OPTIONAL MATCH (m:ReasoningTrace)-[:PRODUCED]->(p:Memory {namespace: $namespace})
+  RETURN collect(DISTINCT p.memory_id) AS produced
+}
+RETURN m {.*, embedding: null, search_ns: null} AS memory, has_reasoning, produced

@@ -29,7 +29,8 @@ CALL (raw) {
   RETURN
     collect(CASE WHEN in_time AND origin IN $origins AND m.uid IS NOT NULL AND m.memory_id IS NOT NULL
                  THEN {uid: m.uid, memory_id: m.memory_id, kind: m.kind, score: score,
-                       quality_verdict: m.quality_verdict, quality_score: m.quality_score} END) AS hits,
+                       quality_verdict: m.quality_verdict, quality_score: m.quality_score,
+                       episode: m.episode, position: m.position, text: m.search_text} END) AS hits,
     collect(CASE WHEN (origin IS NULL OR NOT origin IN $recognized) AND coalesce(in_time, true)
                  THEN {memory_id: coalesce(m.memory_id, m.uid), origin: origin} END) AS unrecognized
 }

@@ -24,4 +24,5 @@ WITH m, vector.similarity.cosine(m.embedding, $embedding) AS score
 ORDER BY score DESC, m.uid
 LIMIT $k
 RETURN m.uid AS uid, m.memory_id AS memory_id, m.kind AS kind, score AS score,
-       m.quality_verdict AS quality_verdict, m.quality_score AS quality_score
+       m.quality_verdict AS quality_verdict, m.quality_score AS quality_score,
+       m.episode AS episode, m.position AS position

@@ -9,14 +9,22 @@
 // :param origins => ['ingestion', 'user']
 // :param recognized => ['ingestion', 'maintenance', 'user']
 CYPHER 25
-MATCH (m:Memory)
-  SEARCH m IN (
-    VECTOR INDEX memory_embedding
-    FOR $embedding
-    WHERE m.namespace = $namespace AND m.current = true AND m.kind IN $kinds
-    LIMIT $k
-  ) SCORE AS score
-WITH collect({m: m, score: score}) AS raw
+// Neo4j 2026.09 fails a filtered SEARCH whose filter matches no indexed node ("Index ... out of
+// bounds"), so the search runs only when the namespace holds at least one match.
+OPTIONAL MATCH (probe:Memory)
+WHERE probe.namespace = $namespace AND probe.kind IN $kinds AND probe.current = true AND probe.embedding IS NOT NULL
+WITH probe LIMIT 1
+CALL (probe) {
+  WITH probe WHERE probe IS NOT NULL
+  MATCH (m:Memory)
+    SEARCH m IN (
+      VECTOR INDEX memory_embedding
+      FOR $embedding
+      WHERE m.namespace = $namespace AND m.current = true AND m.kind IN $kinds
+      LIMIT $k
+    ) SCORE AS score
+  RETURN collect({m: m, score: score}) AS raw
+}
 CALL (raw) {
   UNWIND raw AS hit
   WITH hit.m AS m, hit.score AS score, hit.m.created_by_origin AS origin
@@ -25,7 +33,8 @@ CALL (raw) {
   RETURN
     collect(CASE WHEN in_time AND origin IN $origins AND m.uid IS NOT NULL AND m.memory_id IS NOT NULL
                  THEN {uid: m.uid, memory_id: m.memory_id, kind: m.kind, score: score,
-                       quality_verdict: m.quality_verdict, quality_score: m.quality_score} END) AS hits,
+                       quality_verdict: m.quality_verdict, quality_score: m.quality_score,
+                       episode: m.episode, position: m.position} END) AS hits,
     collect(CASE WHEN (origin IS NULL OR NOT origin IN $recognized) AND coalesce(in_time, true)
                  THEN {memory_id: coalesce(m.memory_id, m.uid), origin: origin} END) AS unrecognized
 }

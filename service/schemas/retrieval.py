@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -24,6 +26,11 @@ class RecallRequest(Strict):
     kinds: list[Kind] | None = Field(default=None, description="Only these kinds.")
     as_of: UtcDatetime | None = Field(default=None, description="Valid time; default now.")
     known_at: UtcDatetime | None = Field(default=None, description="System time; default now.")
+    explain: bool = Field(
+        default=False,
+        description="Each item says why it matched: lexical and vector scores (raw, normalised, "
+        "contribution), what episode neighbours added, the query terms it holds.",
+    )
 
 
 class SearchRequest(RecallRequest):
@@ -47,6 +54,23 @@ class RetrievalItem(BaseModel):
     score: float
     has_reasoning: bool
     lineage: str | None = None
+    duplicates: dict[str, Any] | None = Field(
+        default=None,
+        description="Near-duplicates collapsed into this item: {count, memory_ids}.",
+    )
+    reasoning: dict[str, Any] | None = Field(
+        default=None,
+        description="The trace that produced this memory and ranked with it (not repeated as "
+        "an item): {trace_id, version, score, task, quality_verdict}.",
+    )
+    produced_items: list[dict[str, Any]] | None = Field(
+        default=None,
+        description="For a trace: what it produced that ranked below it (not repeated as "
+        "items): [{memory_id, kind, version, score}].",
+    )
+    explain: dict[str, Any] | None = Field(
+        default=None, description="Why it matched (when `explain` was asked)."
+    )
 
 
 class RetrievalPublic(BaseModel):

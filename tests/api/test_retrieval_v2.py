@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import logging
+import random
 import re
 from typing import Any
 
 import pytest
 from neo4j import Driver
 
-from service.domain.memories import utcnow
+from service.domain.memories import Writer, build_memory_row, utcnow
 from service.domain.retrieval import RetrievalRequest
 from service.domain.retrieval.candidates import lucene_query
 from service.domain.retrieval.models import RetrievalQuery
 from service.graph.schema import apply_schema
 from tests.conftest import Tenant
-from tests.factories import memory
+from tests.factories import flaky_test_story, memory
 
 LOGGER = "service.domain.retrieval"
 
@@ -24,6 +25,10 @@ def recall(t: Tenant, query: str, **body: Any) -> list[dict[str, Any]]:
     r = t.post("/v1/recall", json={"query": query, **body})
     assert r.status_code == 200, r.text
     return r.json()["items"]  # type: ignore[no-any-return]
+
+
+def ids(items: list[dict[str, Any]]) -> list[str]:
+    return [i["memory_id"] for i in items]
 
 
 def node(driver: Driver, memory_id: str) -> dict[str, Any]:
@@ -152,3 +157,158 @@ def test_schema_migration_backfills_old_memories(tenant: Tenant, neo4j_driver: D
         tenant.namespace, RetrievalRequest(query="staging Postgres", limit=3)
     )
     assert [i.memory_id for i in result.items] == ["old-1"]
+
+
+# -- grouping and explain -----------------------------------------------------------------------
+
+
+def test_near_duplicates_collapse_into_one_item(tenant: Tenant) -> None:
+    first = memory(tenant, "The staging database runs Postgres 16", kind="fact")
+    twin = memory(tenant, "Staging database: it runs Postgres 16.", kind="fact")
+    other = memory(tenant, "The staging database runs Postgres 15", kind="fact")
+    memory(tenant, "The billing service deploys on Fridays", kind="fact")
+    assert len({first["memory_id"], twin["memory_id"], other["memory_id"]}) == 3
+    items = recall(tenant, "which Postgres does the staging database run", limit=5)
+    by_id = {i["memory_id"]: i for i in items}
+    lead = by_id.get(first["memory_id"]) or by_id[twin["memory_id"]]
+    collapsed = twin["memory_id"] if lead["memory_id"] == first["memory_id"] else first["memory_id"]
+    assert collapsed not in by_id  # one item for the two texts
+    assert lead["duplicates"] == {"count": 1, "memory_ids": [collapsed]}
+    assert other["memory_id"] in by_id  # another number is another fact
+    assert by_id[other["memory_id"]].get("duplicates") is None
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "what fixed the flaky upload test",
+        "The setup code has a race; the lock fixes it",
+        "why does test_upload fail intermittently in CI",
+    ],
+)
+def test_a_decision_and_its_trace_are_one_result_group(tenant: Tenant, query: str) -> None:
+    story = flaky_test_story(tenant)
+    trace_id = story["trace"]["trace_id"]
+    decision_id = story["trace"]["produced"][0]["memory_id"]
+    items = recall(tenant, query, limit=10)
+    found = ids(items)
+    assert (trace_id in found) != (decision_id in found), found  # exactly one of the two
+    lead = items[found.index(trace_id if trace_id in found else decision_id)]
+    if lead["memory_id"] == decision_id:
+        assert lead["reasoning"]["trace_id"] == trace_id
+        assert lead["reasoning"]["task"] == "Why does test_upload fail intermittently in CI?"
+        assert lead["has_reasoning"] is True
+    else:
+        assert [p["memory_id"] for p in lead["produced_items"]] == [decision_id]
+        assert [s["index"] for s in lead["steps"]] == list(range(9))  # the trace, whole
+    assert len(found) == len(set(found))
+
+
+def test_explain_says_why_each_item_matched(tenant: Tenant) -> None:
+    memory(tenant, "The staging database runs Postgres 16", kind="fact")
+    memory(tenant, "Deploys to staging happen every Friday afternoon")
+    memory(tenant, "Nothing here shares a word")
+    items = recall(tenant, "staging database version", limit=3, explain=True)
+    assert items and all("explain" in i for i in items)
+    top = items[0]["explain"]
+    assert items[0]["content"] == "The staging database runs Postgres 16"
+    assert top["fusion"] == "weighted"
+    assert top["lexical"]["bm25"] > 0 and top["vector"]["similarity"] > 0
+    assert top["lexical"]["contribution"] == pytest.approx(0.6 * top["lexical"]["normalised"])
+    assert top["vector"]["contribution"] == pytest.approx(0.4 * top["vector"]["normalised"])
+    assert top["fused"] == pytest.approx(
+        top["lexical"]["contribution"] + top["vector"]["contribution"]
+    )
+    assert set(top["matched_terms"]) == {"staging", "database"}  # not "version"
+    assert recall(tenant, "staging database version", limit=3)[0].get("explain") is None
+
+
+# -- tenant independence ------------------------------------------------------------------------
+
+OWN = [
+    "The nightly deploy failed because the artifact registry timed out",
+    "Billing uses PostgreSQL 16 with logical replication to the warehouse",
+    "The upload test is flaky when two workers share the temp directory",
+    "Staging runs on three nodes behind an nginx load balancer",
+    "Alice owns the payments service and reviews its migrations",
+    "Database connection pool exhausted during the Black Friday peak",
+    "We pin the Python version to 3.11 in CI and in production images",
+    "The search index is rebuilt every night at 02:00 UTC",
+    "Deploys are frozen during the last week of the quarter",
+    "The registry mirror in eu-west caches container images for a week",
+    "Cache hit rate dropped to 40% after the CDN configuration change",
+    "Incident review: the deploy pipeline retried a failed migration twice",
+]
+QUERIES = [
+    "why did the nightly deploy fail",
+    "which database does billing use",
+    "what is wrong with the upload test",
+    "cache problems after the CDN change",
+]
+FILLER_WORDS = [
+    "deploy",
+    "database",
+    "registry",
+    "cache",
+    "upload",
+    "test",
+    "nightly",
+    "billing",
+    "service",
+    "staging",
+    "node",
+    "migration",
+    "pipeline",
+    "incident",
+    "worker",
+    "image",
+    "index",
+    "payments",
+    "timeout",
+    "replication",
+    "network",
+    "queue",
+    "latency",
+    "error",
+    "config",
+    "cluster",
+    "storage",
+    "backup",
+    "alert",
+    "metric",
+    "log",
+    "request",
+    "user",
+]
+
+
+def test_ranking_does_not_depend_on_another_large_tenant(
+    tenant: Tenant, other_tenant: Tenant, neo4j_driver: Driver
+) -> None:
+    """Same query, same namespace: identical top 10 before and after 8,000 memories elsewhere."""
+    for i, text in enumerate(OWN):
+        memory(tenant, text, episode="notes", position=i)
+    for text in OWN[:6]:  # the other tenant also holds the very same texts
+        memory(other_tenant, text)
+    before = [ids(recall(tenant, q, limit=10)) for q in QUERIES]
+    rng = random.Random(12)
+    now = utcnow()
+    writer = Writer(other_tenant.namespace, "user", "bulk")
+    with neo4j_driver.session() as s:
+        for _batch in range(8):
+            rows = []
+            for _ in range(1000):
+                text = " ".join(rng.choice(FILLER_WORDS) for _ in range(rng.randint(6, 14)))
+                v = [rng.gauss(0, 1) for _ in range(384)]
+                norm = sum(x * x for x in v) ** 0.5
+                props = build_memory_row(
+                    writer, "observation", text, [x / norm for x in v], now=now
+                )
+                rows.append(props)
+            s.run(
+                "UNWIND $rows AS row CREATE (m:Memory:Observation) SET m = row",
+                rows=rows,
+            ).consume()
+    after = [ids(recall(tenant, q, limit=10)) for q in QUERIES]
+    assert after == before
+    assert all(len(b) == len(OWN) or len(b) == 10 for b in before)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from service.domain.retrieval import lucene_query, quality_factor, rrf
+from service.domain.retrieval import fuse, lucene_query, quality_factor, rrf
 from service.domain.retrieval.candidates import namespace_query
+from service.domain.retrieval.lexical import analyse, local_bm25
+from service.domain.retrieval.models import Fusion, Hit
 from service.domain.text.lexical import NAMESPACE_ALPHABET, namespace_token, search_text
 
 
@@ -88,3 +90,58 @@ def test_namespace_query_requires_the_namespace_and_scores_only_the_text() -> No
 def test_search_text_puts_the_context_first() -> None:
     assert search_text(None, "turn") == "turn"
     assert search_text("previous turn", "turn") == "previous turn\nturn"
+
+
+def test_analyse_follows_the_english_analyzer() -> None:
+    assert analyse("Caroline's excited about the adoption process?") == [
+        "carolin",
+        "excit",
+        "about",
+        "adopt",
+        "process",
+    ]
+    assert analyse("中国的首都 🚀 test_upload") == [
+        "中",
+        "国",
+        "的",
+        "首",
+        "都",
+        "🚀",
+        "test_upload",
+    ]
+
+
+def test_local_bm25_uses_only_the_candidates_statistics() -> None:
+    hits = [Hit(uid=u, memory_id=u, kind="observation", score=9.0) for u in ("a", "b", "c")]
+    texts = ["the deploy failed", "deploy deploy registry timeout", "registry is slow"]
+    scored = {h.uid: h.score for h in local_bm25("registry timeout", hits, texts)}
+    assert scored["b"] > scored["c"] > scored["a"] == 0.0
+    # The same candidates give the same scores, whatever Lucene said about them.
+    again = [Hit(uid=h.uid, memory_id=h.uid, kind="observation", score=0.1) for h in hits]
+    assert {h.uid: h.score for h in local_bm25("registry timeout", again, texts)} == scored
+
+
+def test_weighted_fusion_normalises_each_list_and_smooths_over_neighbours() -> None:
+    def hit(uid: str, score: float, position: int | None = None) -> Hit:
+        return Hit(
+            uid=uid,
+            memory_id=uid,
+            kind="observation",
+            score=score,
+            episode=None if position is None else "e",
+            position=position,
+        )
+
+    vector = [hit("a", 0.9, 0), hit("b", 0.8, 1), hit("c", 0.7)]
+    fulltext = [hit("b", 12.0, 1), hit("c", 2.0)]
+    fusion = Fusion(lexical_weight=0.6, vector_weight=0.4, neighbour_weight=0.5)
+    ranked = {r.hit.uid: r for r in fuse(vector, fulltext, 10, 60, fusion)}
+    assert ranked["b"].lexical_norm == 1.0 and ranked["c"].lexical_norm == 0.0
+    assert ranked["a"].vector_norm == 1.0 and ranked["c"].vector_norm == 0.0
+    base_a, base_b = 0.4 * 1.0, 0.6 * 1.0 + 0.4 * 0.5
+    assert ranked["a"].score == pytest.approx(base_a + 0.5 * base_b / 2)
+    assert ranked["b"].score == pytest.approx(base_b + 0.5 * base_a / 2)
+    assert ranked["c"].score == pytest.approx(0.0) and ranked["c"].neighbours is None
+    rrf_ranked = fuse(vector, fulltext, 10, 60, Fusion(method="rrf"))
+    assert rrf_ranked[0].hit.uid == "b"
+    assert [r.hit.uid for r in fuse(vector, fulltext, 10, 60)] == [r.hit.uid for r in rrf_ranked]

@@ -36,6 +36,7 @@ def recall_memories(
         kinds=body.kinds,
         as_of=body.as_of,
         known_at=body.known_at,
+        explain=body.explain,
     )
     return _public(services.retrieval.recall(principal.namespace, request))
 
@@ -57,5 +58,6 @@ def search_memories(
         known_at=body.known_at,
         origins=body.origins,
         include_superseded=body.include_superseded,
+        explain=body.explain,
     )
     return _public(services.retrieval.search(principal.namespace, request))

@@ -9,6 +9,7 @@ import unicodedata
 from service import metrics
 from service.domain.models import Kind
 from service.domain.policy import VisibilityPolicy
+from service.domain.retrieval.lexical import local_bm25
 from service.domain.retrieval.models import (
     Candidates,
     Hit,
@@ -214,8 +215,12 @@ class CandidateFinder:
             query: the validated query.
             lucene: the query's terms escaped by `lucene_query`, or None.
 
+        With `lexical_scoring == "namespace"` (default) the candidates are re-scored by BM25
+        over the namespace's own candidates (`lexical.local_bm25`), so another tenant's texts
+        never move this namespace's ranking.
+
         Returns:
-            The candidates, best first by Lucene (BM25) score.
+            The candidates, best first by BM25 score.
         """
         if lucene is None:
             return Candidates()
@@ -232,7 +237,10 @@ class CandidateFinder:
             assert row is not None
             found.rounds += 1
             found.k = k
-            found.hits = _best_first([Hit.from_row(h) for h in row["hits"]])[:depth]
+            hits = [Hit.from_row(h) for h in row["hits"]]
+            if self.config.lexical_scoring == "namespace":
+                hits = local_bm25(lucene.replace("\\", ""), hits, [h.text or "" for h in hits])
+            found.hits = _best_first(hits)[:depth]
             found.unrecognized = [Unrecognized.from_row(u) for u in row["unrecognized"]]
             if len(found.hits) >= query.limit or row["fetched"] < k:
                 break

@@ -1,11 +1,11 @@
-"""Reciprocal-rank fusion of the two candidate lists, weighted by each trace's quality."""
+"""Fusion of the two candidate lists (weighted normalised scores or RRF), by trace quality."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from service.domain.models import Kind, Verdict
-from service.domain.retrieval.models import Hit, Ranked
+from service.domain.retrieval.models import Fusion, Hit, Ranked
 
 #: Quality weights of a trace's fused score (see `quality_factor`).
 POOR_FACTOR = 0.5
@@ -55,31 +55,108 @@ def quality_factor(verdict: str | None, score: float | None) -> float:
     return POOR_FACTOR * (0.5 + 0.5 * quality)
 
 
-def fuse(vector: list[Hit], fulltext: list[Hit], limit: int, rrf_k: int) -> list[Ranked]:
-    """Return the top `limit` candidates by quality-weighted reciprocal-rank fusion.
+def min_max(hits: Sequence[Hit], depth: int) -> dict[str, float]:
+    """Return each hit's score min-max normalised over the list's top `depth`, in [0, 1].
 
-    Ranks are 1-based among the filtered candidates of each list; a trace's fused score is
-    multiplied by `quality_factor`, and rejected traces go after every other item. Ties (equal
-    fused scores) go to the closer embedding, then to a stable id order.
+    The best of the top `depth` gets 1, the worst 0; a list whose top scores are all equal
+    gives each 1. Hits below the top `depth` are left out.
+
+    Args:
+        hits: one index's candidates (any order).
+        depth: how many of the best take part (`retrieval_norm_depth`).
+
+    Returns:
+        uid -> normalised score.
+    """
+    top = sorted(hits, key=lambda h: (-h.score, h.uid))[:depth]
+    if not top:
+        return {}
+    high, low = top[0].score, top[-1].score
+    if high <= low:
+        return {h.uid: 1.0 for h in top}
+    return {h.uid: (h.score - low) / (high - low) for h in top}
+
+
+def neighbour_means(hits: Sequence[Hit], fused: Mapping[str, float]) -> dict[str, float]:
+    """Return, per candidate with an episode, the mean fused score of its two neighbours.
+
+    Neighbours are the memories at `position - 1` and `position + 1` of the same episode; one
+    that is not a candidate counts 0. A turn whose neighbours also match is more likely the
+    passage the query is about (LoCoMo: +2 points R@10).
+
+    Args:
+        hits: the candidates of both lists (with `episode` and `position`).
+        fused: uid -> fused score before smoothing.
+
+    Returns:
+        uid -> `(fused(prev) + fused(next)) / 2`; candidates without an episode are absent.
+    """
+    at: dict[tuple[str, int], str] = {}
+    for h in hits:
+        if h.episode is not None and h.position is not None:
+            at[(h.episode, h.position)] = h.uid
+    out = {}
+    for (episode, position), uid in at.items():
+        around = (at.get((episode, position - 1)), at.get((episode, position + 1)))
+        out[uid] = sum(fused.get(n, 0.0) for n in around if n is not None) / 2
+    return out
+
+
+def fuse(
+    vector: list[Hit],
+    fulltext: list[Hit],
+    limit: int,
+    rrf_k: int,
+    fusion: Fusion | None = None,
+) -> list[Ranked]:
+    """Return the top `limit` candidates, fused by evidence (weighted) or by rank (RRF).
+
+    `fusion.method == "weighted"` (the default of recall and search): each list's scores are
+    min-max normalised over its top `norm_depth` (`min_max`), the fused score is
+    `lexical_weight * lexical + vector_weight * vector` (a list that did not find the
+    candidate gives 0), plus `neighbour_weight` times the mean fused score of the candidate's
+    episode neighbours (`neighbour_means`). `"rrf"` (or `fusion` None): reciprocal-rank fusion
+    with `rrf_k`, ranks 1-based among the filtered candidates of each list.
+
+    A trace's score is then multiplied by `quality_factor`, and rejected traces go after every
+    other item. Ties go to the closer embedding, then to a stable id order.
 
     Args:
         vector: the vector index's candidates (score = cosine similarity in [0, 1]).
-        fulltext: the fulltext index's candidates.
+        fulltext: the fulltext index's candidates (score = Lucene BM25).
         limit: max items returned, 1..100.
-        rrf_k: the fusion constant (`settings.rrf_k`).
+        rrf_k: the RRF constant (`settings.rrf_k`).
+        fusion: the method and its weights, or None for RRF.
 
     Returns:
-        At most `limit` fused candidates, best first.
+        At most `limit` fused candidates, best first, each with its contributions.
     """
     by_uid: dict[str, Hit] = {}
-    rankings = []
-    for hits in (vector, fulltext):
-        ordered = sorted(hits, key=lambda h: (-h.score, h.uid))
-        rankings.append([h.uid for h in ordered])
-        for h in ordered:
-            by_uid.setdefault(h.uid, h)
-    fused = rrf(rankings, rrf_k)
+    for h in sorted([*vector, *fulltext], key=lambda h: h.uid):
+        by_uid.setdefault(h.uid, h)
     similarity = {h.uid: h.score for h in vector}
+    bm25 = {h.uid: h.score for h in fulltext}
+    lexical_norm: dict[str, float] = {}
+    vector_norm: dict[str, float] = {}
+    smoothing: dict[str, float] = {}
+    if fusion is None or fusion.method == "rrf":
+        rankings = [
+            [h.uid for h in sorted(hits, key=lambda h: (-h.score, h.uid))]
+            for hits in (vector, fulltext)
+        ]
+        fused = rrf(rankings, fusion.rrf_k if fusion is not None else rrf_k)
+    else:
+        lexical_norm = min_max(fulltext, fusion.norm_depth)
+        vector_norm = min_max(vector, fusion.norm_depth)
+        base = {
+            uid: fusion.lexical_weight * lexical_norm.get(uid, 0.0)
+            + fusion.vector_weight * vector_norm.get(uid, 0.0)
+            for uid in by_uid
+        }
+        if fusion.neighbour_weight > 0:
+            means = neighbour_means(list(by_uid.values()), base)
+            smoothing = {uid: fusion.neighbour_weight * m for uid, m in means.items()}
+        fused = {uid: s + smoothing.get(uid, 0.0) for uid, s in base.items()}
     ranked = []
     for uid, score in fused.items():
         hit = by_uid[uid]
@@ -87,6 +164,17 @@ def fuse(vector: list[Hit], fulltext: list[Hit], limit: int, rrf_k: int) -> list
         if hit.kind == Kind.REASONING:
             score *= quality_factor(hit.quality_verdict, hit.quality_score)
             last = hit.quality_verdict == Verdict.REJECTED
-        ranked.append(Ranked(hit=hit, score=score, similarity=similarity.get(uid), last=last))
+        ranked.append(
+            Ranked(
+                hit=hit,
+                score=score,
+                similarity=similarity.get(uid),
+                last=last,
+                lexical=bm25.get(uid),
+                lexical_norm=lexical_norm.get(uid),
+                vector_norm=vector_norm.get(uid),
+                neighbours=smoothing.get(uid),
+            )
+        )
     ranked.sort(key=lambda r: (r.last, -r.score, -(r.similarity or 0.0), r.hit.uid))
     return ranked[:limit]

@@ -5,12 +5,34 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from service.domain.memories import Memory
 from service.domain.reasoning import Trace
 from service.graph.repository import Row
 from service.settings import Settings
+
+
+@dataclass(frozen=True)
+class Fusion:
+    """How the two candidate lists are fused (`service.domain.retrieval.fusion.fuse`).
+
+    Attributes:
+        method: `weighted` (normalised scores with weights) or `rrf` (reciprocal rank).
+        lexical_weight: weight of the fulltext list's normalised score.
+        vector_weight: weight of the vector list's normalised score.
+        neighbour_weight: share of the mean fused score of a candidate's episode neighbours
+            added to its own (0 = off).
+        norm_depth: how many of each list's best take part in its min-max normalisation.
+        rrf_k: the RRF constant, for `rrf`.
+    """
+
+    method: Literal["weighted", "rrf"] = "weighted"
+    lexical_weight: float = 0.6
+    vector_weight: float = 0.4
+    neighbour_weight: float = 0.2
+    norm_depth: int = 100
+    rrf_k: int = 60
 
 
 @dataclass(frozen=True)
@@ -22,9 +44,12 @@ class RetrievalConfig:
     rrf_k: int = 60
     vector_depth: int = 100
     lexical_depth: int = 100
+    lexical_scoring: Literal["namespace", "index"] = "namespace"
     vector_overfetch: int = 10
     max_candidates: int = 2000
     max_query_chars: int = 2000
+    duplicate_similarity: float = 0.8
+    fusion: Fusion = field(default_factory=Fusion)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> RetrievalConfig:
@@ -35,9 +60,19 @@ class RetrievalConfig:
             rrf_k=settings.rrf_k,
             vector_depth=settings.retrieval_vector_depth,
             lexical_depth=settings.retrieval_lexical_depth,
+            lexical_scoring=settings.retrieval_lexical_scoring,
             vector_overfetch=settings.vector_overfetch,
             max_candidates=settings.max_candidates,
             max_query_chars=settings.max_query_chars,
+            duplicate_similarity=settings.retrieval_duplicate_similarity,
+            fusion=Fusion(
+                method=settings.retrieval_fusion,
+                lexical_weight=settings.retrieval_lexical_weight,
+                vector_weight=settings.retrieval_vector_weight,
+                neighbour_weight=settings.retrieval_neighbour_weight,
+                norm_depth=settings.retrieval_norm_depth,
+                rrf_k=settings.rrf_k,
+            ),
         )
 
 
@@ -54,6 +89,7 @@ class RetrievalRequest:
         origins: search only: only these doors, intersected with the search-visible ones
             (never widening them); None for all visible.
         include_superseded: search only: also closed versions.
+        explain: each item says why it matched (`RetrievalItem.explain`).
     """
 
     query: str
@@ -63,6 +99,7 @@ class RetrievalRequest:
     known_at: datetime | None = None
     origins: Sequence[str] | None = None
     include_superseded: bool = False
+    explain: bool = False
 
 
 @dataclass(frozen=True)
@@ -77,6 +114,7 @@ class RetrievalQuery:
         known_at: system time, timezone-aware UTC, or None for the current versions.
         origins: the `created_by_origin` values that may come back (from the policy).
         include_superseded: also closed versions (search only).
+        explain: say why each item matched.
     """
 
     text: str
@@ -86,6 +124,7 @@ class RetrievalQuery:
     known_at: datetime | None
     origins: list[str]
     include_superseded: bool = False
+    explain: bool = False
 
     def filters(self, namespace: str) -> dict[str, Any]:
         """Return the filter parameters every candidate query takes."""
@@ -111,6 +150,9 @@ class Hit:
             closer; Lucene's score for fulltext).
         quality_verdict: a trace's `quality_verdict`, else None.
         quality_score: a trace's `quality_score` in [0, 1], else None.
+        episode: the memory's episode, else None.
+        position: its position in the episode, else None.
+        text: the lexical field (`search_text`), fulltext candidates only.
     """
 
     uid: str
@@ -119,10 +161,13 @@ class Hit:
     score: float
     quality_verdict: str | None = None
     quality_score: float | None = None
+    episode: str | None = None
+    position: int | None = None
+    text: str | None = None
 
     @classmethod
     def from_row(cls, row: Row) -> Hit:
-        """Map one candidate row (`{uid, memory_id, kind, score, quality_*}`) to a `Hit`."""
+        """Map one candidate row (`{uid, memory_id, kind, score, quality_*, episode, position}`)."""
         return cls(
             uid=row["uid"],
             memory_id=row["memory_id"],
@@ -130,6 +175,9 @@ class Hit:
             score=float(row["score"]),
             quality_verdict=row.get("quality_verdict"),
             quality_score=row.get("quality_score"),
+            episode=row.get("episode"),
+            position=row.get("position"),
+            text=row.get("text"),
         )
 
 
@@ -159,12 +207,27 @@ class Candidates:
 
 @dataclass(frozen=True)
 class Ranked:
-    """A fused candidate: its quality-weighted RRF score and its vector similarity, if any."""
+    """A fused candidate: its quality-weighted fused score and what it is made of.
+
+    Attributes:
+        hit: the candidate.
+        score: the fused score (quality-weighted for a trace).
+        similarity: the vector index's cosine score, or None when only fulltext found it.
+        last: a rejected trace (ranked after every other item).
+        lexical: the fulltext index's BM25 score, or None when only the vector index found it.
+        lexical_norm: the BM25 score min-max normalised in its list (weighted fusion).
+        vector_norm: the cosine score min-max normalised in its list (weighted fusion).
+        neighbours: what episode neighbours added (weighted fusion), or None.
+    """
 
     hit: Hit
     score: float
     similarity: float | None
     last: bool
+    lexical: float | None = None
+    lexical_norm: float | None = None
+    vector_norm: float | None = None
+    neighbours: float | None = None
 
 
 @dataclass(frozen=True)
@@ -180,6 +243,13 @@ class RetrievalItem:
             only the fulltext index found it.
         has_reasoning: a lineage-visible trace `PRODUCED` some version of the memory.
         lineage: the lineage path (`/v1/memories/<id>/lineage`) when `has_reasoning`.
+        duplicates: `{count, memory_ids}` of the near-duplicates collapsed into this item, or
+            None.
+        reasoning: `{trace_id, version, score, task, quality_verdict}` of the trace that
+            produced it and was ranked with it (not repeated as an item), or None.
+        produced_items: for a trace, `[{memory_id, kind, version, score}]` of what it
+            produced that was ranked below it (not repeated as items), or None.
+        explain: why it matched (`explain.explanation`), when asked, else None.
     """
 
     memory_id: str
@@ -189,6 +259,10 @@ class RetrievalItem:
     similarity: float | None
     has_reasoning: bool
     lineage: str | None
+    duplicates: dict[str, Any] | None = None
+    reasoning: dict[str, Any] | None = None
+    produced_items: list[dict[str, Any]] | None = None
+    explain: dict[str, Any] | None = None
 
     @property
     def origin(self) -> str:
@@ -216,6 +290,16 @@ class RetrievalItem:
             "current": self.current,
             "has_reasoning": self.has_reasoning,
             "lineage": self.lineage,
+            **{
+                name: value
+                for name, value in (
+                    ("duplicates", self.duplicates),
+                    ("reasoning", self.reasoning),
+                    ("produced_items", self.produced_items),
+                    ("explain", self.explain),
+                )
+                if value is not None
+            },
         }
 
 

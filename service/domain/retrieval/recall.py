@@ -10,7 +10,15 @@ from service.domain.models import Kind
 from service.domain.policy import Read, VisibilityPolicy
 from service.domain.reasoning import Trace, trace_public
 from service.domain.retrieval.candidates import CandidateFinder, lucene_query
+from service.domain.retrieval.explain import (
+    duplicates_of,
+    explanation,
+    produced_of,
+    query_words,
+    reasoning_of,
+)
 from service.domain.retrieval.fusion import fuse
+from service.domain.retrieval.grouping import Entry, group
 from service.domain.retrieval.models import (
     Ranked,
     RetrievalConfig,
@@ -25,6 +33,11 @@ from service.embeddings import Embedder
 from service.graph.query_names import QueryName
 from service.graph.records import MemoryRecord
 from service.graph.repository import Graph, Tx
+
+#: Fused candidates read back per requested item, before grouping (bounds below and above).
+POOL_FACTOR = 3
+POOL_MIN = 30
+POOL_MAX = 300
 
 
 class RetrievalService:
@@ -121,6 +134,7 @@ class RetrievalService:
             known_at=request.known_at,
             origins=origins,
             include_superseded=include_superseded,
+            explain=request.explain,
         )
 
     def _answer(self, namespace: str, query: RetrievalQuery, read: Read) -> RetrievalResult:
@@ -129,15 +143,22 @@ class RetrievalService:
         with metrics.recall_stage(read, "embed"):
             embedding = self.embedder.encode([query.text])[0]
         lucene = lucene_query(query.text)
+        # Fused candidates read back before grouping: collapsed duplicates and traces grouped
+        # with their decision must not leave the page short.
+        pool = min(max(query.limit * POOL_FACTOR, POOL_MIN), POOL_MAX)
 
         def work(tx: Tx) -> tuple[list[RetrievalItem], list[Unrecognized]]:
             with metrics.recall_stage(read, "candidates"):
                 vector = self.candidates.vector(tx, namespace, query, embedding)
                 fulltext = self.candidates.fulltext(tx, namespace, query, lucene)
             with metrics.recall_stage(read, "fuse"):
-                ranked = fuse(vector.hits, fulltext.hits, query.limit, self.config.rrf_k)
+                ranked = fuse(
+                    vector.hits, fulltext.hits, pool, self.config.rrf_k, self.config.fusion
+                )
             with metrics.recall_stage(read, "read_back"):
-                items = self._items(tx, namespace, ranked)
+                entries = self._entries(tx, namespace, ranked)
+                groups = group(entries, self.config.duplicate_similarity)[: query.limit]
+                items = self._items(tx, namespace, groups, query)
             return items, vector.unrecognized + fulltext.unrecognized
 
         items, unrecognized = self.graph.read(work)
@@ -146,13 +167,8 @@ class RetrievalService:
         self.candidates.warn_unrecognized(namespace, unrecognized)
         return RetrievalResult(items=tuple(items))
 
-    def _items(self, tx: Tx, namespace: str, ranked: list[Ranked]) -> list[RetrievalItem]:
-        """Read back the ranked hits: memories with `has_reasoning`, traces whole.
-
-        Traces come whole through `reasoning/get_trace` (steps in order, rejected hypotheses
-        marked); steps are never items. `has_reasoning` means a lineage-visible trace
-        `PRODUCED` some version of the memory.
-        """
+    def _entries(self, tx: Tx, namespace: str, ranked: list[Ranked]) -> list[Entry]:
+        """Read back the fused candidates (best first): versions, `has_reasoning`, `produced`."""
         if not ranked:
             return []
         rows = tx.run(
@@ -164,13 +180,36 @@ class RetrievalService:
             },
         )
         found = {r["memory"]["uid"]: r for r in rows}
-        now = utcnow()
-        items = []
+        entries = []
         for fused in ranked:
             row = found.get(fused.hit.uid)
             if row is None:
                 continue
-            memory = MemoryRecord.from_props(row["memory"])
+            entries.append(
+                Entry(
+                    ranked=fused,
+                    memory=MemoryRecord.from_props(row["memory"]),
+                    has_reasoning=bool(row["has_reasoning"]),
+                    produced=tuple(row["produced"] or ()),
+                )
+            )
+        return entries
+
+    def _items(
+        self, tx: Tx, namespace: str, groups: list[Entry], query: RetrievalQuery
+    ) -> list[RetrievalItem]:
+        """Build the answer's items: memories with `has_reasoning`, traces whole.
+
+        Traces come whole through `reasoning/get_trace` (steps in order, rejected hypotheses
+        marked); steps are never items. `has_reasoning` means a lineage-visible trace
+        `PRODUCED` some version of the memory. A group's trace is summarised in `reasoning`,
+        its near-duplicates in `duplicates`; `explain` (when asked) says why each matched.
+        """
+        now = utcnow()
+        words = query_words(lucene_query(query.text)) if query.explain else []
+        items = []
+        for entry in groups:
+            memory = entry.memory
             record: Memory | Trace
             if memory.kind == Kind.REASONING:
                 trace = tx.trace(
@@ -182,16 +221,22 @@ class RetrievalService:
                 record = trace_public(trace)
             else:
                 record = memory_public(memory)
-            has_reasoning = bool(row["has_reasoning"])
+            has_reasoning = entry.has_reasoning or entry.reasoning is not None
             items.append(
                 RetrievalItem(
                     memory_id=memory.memory_id,
                     version=memory.version,
                     record=record,
-                    score=fused.score,
-                    similarity=fused.similarity,
+                    score=entry.score,
+                    similarity=entry.ranked.similarity,
                     has_reasoning=has_reasoning,
                     lineage=f"/v1/memories/{memory.memory_id}/lineage" if has_reasoning else None,
+                    duplicates=duplicates_of(entry),
+                    reasoning=reasoning_of(entry),
+                    produced_items=produced_of(entry),
+                    explain=explanation(entry, words, self.config.fusion)
+                    if query.explain
+                    else None,
                 )
             )
         return items

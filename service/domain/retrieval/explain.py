@@ -1,0 +1,98 @@
+"""What a result item says about itself: why it matched, its duplicates, the trace behind it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.domain.retrieval.grouping import Entry
+from service.domain.retrieval.lexical import analyse
+from service.domain.retrieval.models import Fusion
+
+
+def duplicates_of(entry: Entry) -> dict[str, Any] | None:
+    """Return `{count, memory_ids}` of the near-duplicates collapsed into `entry`, or None."""
+    if not entry.duplicates:
+        return None
+    return {
+        "count": len(entry.duplicates),
+        "memory_ids": [d.memory.memory_id for d in entry.duplicates],
+    }
+
+
+def reasoning_of(entry: Entry) -> dict[str, Any] | None:
+    """Return the summary of the trace grouped with `entry`, or None.
+
+    Returns:
+        `{trace_id, version, score, task, quality_verdict}` (score: the trace's own fused
+        score); the whole trace is one `GET` of the lineage path away.
+    """
+    trace = entry.reasoning
+    if trace is None:
+        return None
+    return {
+        "trace_id": trace.memory.memory_id,
+        "version": trace.memory.version,
+        "score": trace.ranked.score,
+        "task": trace.memory.task_text,
+        "quality_verdict": trace.memory.quality_verdict,
+    }
+
+
+def produced_of(entry: Entry) -> list[dict[str, Any]] | None:
+    """Return `[{memory_id, kind, version, score}]` of what a trace lead produced, or None."""
+    if not entry.produced_items:
+        return None
+    return [
+        {
+            "memory_id": p.memory.memory_id,
+            "kind": p.memory.kind,
+            "version": p.memory.version,
+            "score": p.ranked.score,
+        }
+        for p in entry.produced_items
+    ]
+
+
+def query_words(lucene: str | None) -> list[str]:
+    """Return the query's words as sent to the fulltext index (unescaped, lower-case, unique)."""
+    if lucene is None:
+        return []
+    return list(dict.fromkeys(w.lower() for w in lucene.replace("\\", "").split()))
+
+
+def explanation(entry: Entry, words: list[str], fusion: Fusion) -> dict[str, Any]:
+    """Return why `entry` matched: each list's raw and normalised score and its contribution.
+
+    Args:
+        entry: a result group's lead.
+        words: the query's words (`query_words`).
+        fusion: the fusion in use (its weights give the contributions).
+
+    Returns:
+        `{fusion, fused, lexical: {bm25, normalised, contribution} | None, vector:
+        {similarity, normalised, contribution} | None, neighbours, matched_terms}`:
+        `matched_terms` are the query words whose analysed terms the memory's lexical field
+        holds; contributions are None under RRF (a rank share, not a score's).
+    """
+    ranked = entry.ranked
+    weighted = fusion.method == "weighted"
+
+    def part(raw: float | None, norm: float | None, weight: float, name: str) -> Any:
+        if raw is None:
+            return None
+        return {
+            name: raw,
+            "normalised": norm,
+            "contribution": weight * norm if weighted and norm is not None else None,
+        }
+
+    held = set(analyse(str(entry.memory.extra.get("search_text") or entry.memory.content)))
+    matched = [w for w in words if (terms := analyse(w)) and set(terms) <= held]
+    return {
+        "fusion": fusion.method,
+        "fused": ranked.score,
+        "lexical": part(ranked.lexical, ranked.lexical_norm, fusion.lexical_weight, "bm25"),
+        "vector": part(ranked.similarity, ranked.vector_norm, fusion.vector_weight, "similarity"),
+        "neighbours": ranked.neighbours,
+        "matched_terms": matched,
+    }

@@ -1,0 +1,125 @@
+"""Result groups: near-duplicates collapse into one item, a decision carries the trace behind it."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from service.domain.models import Kind
+from service.domain.retrieval.models import Ranked
+from service.domain.text import similarity
+from service.graph.records import MemoryRecord
+
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+@dataclass
+class Entry:
+    """One fused candidate read back, and what was grouped into it.
+
+    Attributes:
+        ranked: the fused candidate (its score, contributions).
+        memory: the stored version.
+        has_reasoning: a lineage-visible trace `PRODUCED` some version of it.
+        produced: for a trace, the memory ids it `PRODUCED`.
+        score: the group's score: its lead's fused score (the best of its members).
+        duplicates: near-duplicates collapsed into it, best first.
+        reasoning: the trace (as an entry) that produced it and was ranked below it, or None.
+        produced_items: for a trace, what it produced that was ranked below it.
+    """
+
+    ranked: Ranked
+    memory: MemoryRecord
+    has_reasoning: bool
+    produced: tuple[str, ...] = ()
+    score: float = 0.0
+    duplicates: list[Entry] = field(default_factory=list)
+    reasoning: Entry | None = None
+    produced_items: list[Entry] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.score = self.ranked.score
+
+
+def numbers(text: str) -> tuple[str, ...]:
+    """Return the numbers a text states, in order ("deploy 3" and "deploy 4" are two facts)."""
+    return tuple(_NUMBER.findall(text))
+
+
+def near_duplicates(a: MemoryRecord, b: MemoryRecord, threshold: float) -> bool:
+    """Return True when two memories say the same thing: same kind, same numbers, similar terms.
+
+    Traces never collapse: each is a recorded piece of reasoning with its own quality (copies
+    of one trace rank by their assessments instead).
+
+    Args:
+        a: one memory version.
+        b: another.
+        threshold: least Jaccard similarity of their term shingles (`similarity`), in [0, 1].
+
+    Returns:
+        True for two versions of one memory never (they are one memory), else by the rule.
+    """
+    if a.memory_id == b.memory_id or a.kind != b.kind or a.kind == Kind.REASONING:
+        return False
+    if numbers(a.content) != numbers(b.content):
+        return False
+    return similarity(a.content, b.content) >= threshold
+
+
+def group(entries: list[Entry], duplicate_similarity: float) -> list[Entry]:
+    """Group fused candidates (best first) into result groups, best first.
+
+    1. A trace and a memory it `PRODUCED` (usually a decision), both among the candidates,
+       become one group led by whichever ranked higher: a memory lead carries the trace in
+       `reasoning`, a trace lead (it comes back whole) carries the memory in `produced_items`;
+       the other is not an item of its own. Rejected traces are never grouped (they keep
+       their place after every other item).
+    2. Near-duplicates (`near_duplicates`) collapse into the best-ranked of them, which lists
+       the others in `duplicates`.
+
+    Args:
+        entries: the candidates read back, best first.
+        duplicate_similarity: the `near_duplicates` threshold (setting); above 1 = off.
+
+    Returns:
+        The groups, best first.
+    """
+    by_memory = {e.memory.memory_id: e for e in entries if e.memory.kind != Kind.REASONING}
+    producer: dict[str, Entry] = {}
+    for e in entries:
+        if e.memory.kind == Kind.REASONING and not e.ranked.last:
+            for memory_id in e.produced:
+                producer.setdefault(memory_id, e)
+    absorbed: set[str] = set()
+    kept: list[Entry] = []
+    for entry in entries:
+        uid = entry.memory.uid
+        if uid in absorbed:
+            continue
+        if entry.memory.kind == Kind.REASONING:
+            if not entry.ranked.last:
+                for memory_id in entry.produced:
+                    partner = by_memory.get(memory_id)
+                    if partner is not None and partner.memory.uid not in absorbed:
+                        entry.produced_items.append(partner)
+                        absorbed.add(partner.memory.uid)
+        else:
+            trace = producer.get(entry.memory.memory_id)
+            if trace is not None and trace.memory.uid not in absorbed:
+                entry.reasoning = trace
+                absorbed.add(trace.memory.uid)
+        absorbed.add(uid)
+        kept.append(entry)
+    if duplicate_similarity > 1:
+        return kept
+    out: list[Entry] = []
+    for entry in kept:
+        twin = next(
+            (g for g in out if near_duplicates(g.memory, entry.memory, duplicate_similarity)), None
+        )
+        if twin is not None:
+            twin.duplicates.append(entry)
+        else:
+            out.append(entry)
+    return out

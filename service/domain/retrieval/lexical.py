@@ -1,0 +1,148 @@
+"""Namespace-local BM25: the fulltext candidates re-scored with the namespace's own statistics.
+
+Neo4j's fulltext index is one Lucene index for every namespace, so its BM25 weighs a term by
+how rare it is across *all* tenants: loading another tenant shifts a namespace's scores and
+can reorder its results. Here the index only chooses the candidates (restricted to the
+namespace, see `candidates.namespace_query`) and each candidate is scored again with BM25 over
+the candidate set itself: term frequencies from its lexical field, document frequencies,
+document count and mean length from the namespace's candidates. When a namespace holds at
+most `lexical_depth` matches for a query (the candidates are then all of them), its ranking
+depends on nothing another namespace holds.
+
+The analysis follows Lucene's `english` analyzer closely enough for ranking: words (letters,
+digits, `_`), one token per CJK ideograph or kana and per symbol (emoji), lower-cased, the
+trailing possessive `'s` dropped, Lucene's English stop words removed, Porter-stemmed
+(`snowballstemmer`'s `porter`, the algorithm of Lucene's `PorterStemFilter`).
+
+Measured on LoCoMo (shared half, 997 questions, through the service's own candidate functions
+and `fuse`, weighted 0.6 lexical / 0.4 vector, neighbours 0.2): R@10 0.757 / MRR 0.508 with
+Lucene's index-wide scores, 0.764 / 0.518 with these namespace-local ones (lexical alone:
+0.724 / 0.446 and 0.726 / 0.448).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import replace
+from functools import lru_cache
+
+import snowballstemmer
+
+from service.domain.retrieval.models import Hit
+
+#: Lucene's English stop words (`EnglishAnalyzer.ENGLISH_STOP_WORDS_SET`).
+LUCENE_ENGLISH_STOP = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "but",
+        "by",
+        "for",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "no",
+        "not",
+        "of",
+        "on",
+        "or",
+        "such",
+        "that",
+        "the",
+        "their",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "to",
+        "was",
+        "will",
+        "with",
+    ]
+)
+#: BM25 parameters, Lucene's defaults.
+K1 = 1.2
+B = 0.75
+
+_TOKEN = re.compile(
+    r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff]"  # one token per ideograph / kana
+    r"|[^\W\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff]+(?:'[^\W]+)*"  # words
+    r"|[^\w\s]"  # symbols (kept only when of category So: emoji and the like)
+)
+_STEMMER = snowballstemmer.stemmer("porter")
+
+
+@lru_cache(maxsize=65536)
+def _stem(word: str) -> str:
+    return str(_STEMMER.stemWord(word))
+
+
+def analyse(text: str) -> list[str]:
+    """Return the terms of a text as the `english` analyzer would index them (see module doc).
+
+    Args:
+        text: any text.
+
+    Returns:
+        The terms in order, duplicates kept.
+    """
+    out = []
+    for token in _TOKEN.findall(text.lower()):
+        if len(token) == 1 and not token.isalnum():
+            if unicodedata.category(token) == "So":
+                out.append(token)
+            continue
+        if token.endswith("'s"):
+            token = token[:-2]
+        token = token.replace("'", "")
+        if not token or token in LUCENE_ENGLISH_STOP:
+            continue
+        out.append(_stem(token))
+    return out
+
+
+def local_bm25(query: str, hits: Sequence[Hit], texts: Sequence[str]) -> list[Hit]:
+    """Return `hits` with their scores replaced by BM25 over the candidate set itself.
+
+    `idf(t) = ln(1 + (N - df + 0.5) / (df + 0.5))` with N the number of candidates and `df`
+    the candidates holding `t`; `tf` and the length normalisation (`k1 = 1.2`, `b = 0.75`)
+    come from each candidate's lexical field, the mean length from the candidates.
+
+    Args:
+        query: the query terms (as sent to the index, unescaped text is fine).
+        hits: the namespace's fulltext candidates.
+        texts: each candidate's lexical field (`search_text`), in `hits` order.
+
+    Returns:
+        The hits with local scores (>= 0), in the same order.
+    """
+    if not hits:
+        return []
+    q = set(analyse(query))
+    docs = [Counter(analyse(t)) for t in texts]
+    n = len(docs)
+    mean = sum(sum(d.values()) for d in docs) / n or 1.0
+    df = {t: sum(1 for d in docs if t in d) for t in q}
+    idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in q if df[t]}
+    out = []
+    for hit, doc in zip(hits, docs, strict=True):
+        length = sum(doc.values())
+        score = 0.0
+        for t, w in idf.items():
+            tf = doc.get(t, 0)
+            if tf:
+                score += w * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / mean))
+        out.append(replace(hit, score=score))
+    return out
