@@ -84,7 +84,9 @@ def test_namespace_tokens_are_distinct_and_single_terms() -> None:
 
 
 def test_namespace_query_requires_the_namespace_and_scores_only_the_text() -> None:
-    assert namespace_query("deep", "adoption") == "+search_ns:ns29303041^0 +search_text:(adoption)"
+    assert namespace_query("deep", "adoption") == (
+        '+(search_ns:ns29303041 namespace:"deep")^0 +(search_text:(adoption) content:(adoption))'
+    )
 
 
 def test_search_text_puts_the_context_first() -> None:

@@ -85,10 +85,18 @@ def lucene_query(text: str) -> str | None:
 def namespace_query(namespace: str, lucene: str) -> str:
     """Return the fulltext query of `lucene`'s terms restricted to one namespace inside the index.
 
-    `+search_ns:<token>^0 +search_text:(<terms>)`: the required clause on the namespace's
-    token (`namespace_token`) keeps every other namespace out of the index's answer (a
-    conjunction over the postings lists, no over-fetch); its boost 0 adds nothing to the score,
-    so the ranking is BM25 over `search_text` alone.
+    `+(search_ns:<token> namespace:"<namespace>")^0 +(search_text:(<terms>) content:(<terms>))`:
+    the required clause on the namespace's token (`namespace_token`) keeps every other
+    namespace out of the index's answer (a conjunction over the postings lists, no over-fetch);
+    its boost 0 adds nothing to the score. `namespace` and `content` reach memories not written
+    by the service (typed into Neo4j Browser: no `search_ns`, no `search_text`), so retrieval
+    still meets them and reports an unrecognized origin; the raw namespace is analysed (case
+    folded, split at `-`), so the Cypher after the index checks the namespace exactly.
+
+    Measured (Neo4j 2026.09, 50,000 other-tenant memories plus a 629-turn LoCoMo tenant, its
+    260 questions): the required clause at k=100 returns 100 of the caller's memories at p50
+    4.5-4.9 ms / p95 30-32 ms; the same query unrestricted at k=100 costs the same but only 10
+    of its 100 are the caller's; at k=1000, 58 of the caller's at p50 53-75 ms / p95 143-190 ms.
 
     Args:
         namespace: the caller's namespace.
@@ -97,7 +105,11 @@ def namespace_query(namespace: str, lucene: str) -> str:
     Returns:
         The Lucene query string.
     """
-    return f"+{SEARCH_NS_FIELD}:{namespace_token(namespace)}^0 +{SEARCH_TEXT_FIELD}:({lucene})"
+    token = namespace_token(namespace)
+    return (
+        f'+({SEARCH_NS_FIELD}:{token} namespace:"{namespace}")^0 '
+        f"+({SEARCH_TEXT_FIELD}:({lucene}) content:({lucene}))"
+    )
 
 
 def _best_first(hits: list[Hit]) -> list[Hit]:
@@ -105,12 +117,11 @@ def _best_first(hits: list[Hit]) -> list[Hit]:
 
 
 class CandidateFinder:
-    """Collects the caller's visible candidates from both global indexes (DESIGN §7).
+    """Collects the caller's visible candidates, restricted to its namespace in each index (DESIGN §7).
 
-    Both indexes are global across namespaces and apply `k` before any filter, so each Cypher
-    file filters right after the index call (namespace first, then kinds, system time, valid
-    time and visibility: `created_by_origin IN $origins`) and each index is over-fetched.
-    Candidates whose origin is missing or unknown to the policy are handed back apart and
+    The vector index filters on namespace, kinds and `current` inside `SEARCH`; the fulltext
+    query holds a required namespace clause. System time (history reads), valid time and
+    visibility (`created_by_origin IN $origins`) are filtered in Cypher right after. Candidates whose origin is missing or unknown to the policy are handed back apart and
     logged once per process (`warn_unrecognized`).
 
     Args:
