@@ -21,7 +21,7 @@ from service.embeddings import Embedder, SentenceTransformerEmbedder
 from service.graph.availability import Availability
 from service.graph.cypher import QueryRegistry
 from service.graph.driver import bind_neomodel, create_driver, unbind_neomodel
-from service.graph.migrations import run_migrations
+from service.graph.migrations import apply_migrations
 from service.graph.repository import Graph
 from service.graph.schema import (
     apply_schema,
@@ -99,7 +99,7 @@ def build_services(settings: Settings, embedder: Embedder | None = None) -> Serv
                 settings.embedding_model, threads=settings.embedding_threads
             )
         check_model_dimension(settings.embedding_dim, embedder.dimension)
-        log.info("migrations: %s", run_migrations(graph, task_key))
+        log.info("migrations: %s", apply_migrations(graph, task_key) or "already applied")
         applied = apply_schema(graph, embedding_dim=embedder.dimension)
         log.info("schema: %d statements applied (idempotent)", len(applied))
         check_vector_dimension(graph, settings.vector_index, embedder.dimension)

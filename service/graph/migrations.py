@@ -16,6 +16,10 @@ database still holding duplicates. In order:
    non-unique index `source_sha` is dropped (whole-database runs only), so the schema can
    create the unique constraint of that name (`cypher/schema/015_source_sha.cypher`).
 
+At start-up they run through `apply_migrations`, once per `MIGRATIONS_VERSION`: a database
+stamped with it (one `:SchemaMigration {name: 'rationale'}` node) skips them, so a large
+database does not scan every node at each start (writes since then store the one form already).
+
 Community Edition has no APOC: the moves are plain Cypher (`CREATE` with the relationship's
 own dynamic type and properties, then `DETACH DELETE`).
 """
@@ -64,6 +68,28 @@ class MigrationReport:
             + self.sources_deleted
             + self.edges_moved
         )
+
+
+#: Bump when a step is added: a database stamped with an older version runs them all again.
+MIGRATIONS_VERSION = 1
+
+
+def apply_migrations(graph: Graph, task_key: Callable[[str], str]) -> MigrationReport | None:
+    """Run the whole-database migrations unless this database is stamped with this version.
+
+    Args:
+        graph: the query runner.
+        task_key: see `run_migrations`.
+
+    Returns:
+        What changed, or None when the stamp says the migrations already ran.
+    """
+    stamp = graph.one(QueryName.MIGRATION_GET_STAMP, {})
+    if stamp is not None and int(stamp["version"]) >= MIGRATIONS_VERSION:
+        return None
+    report = run_migrations(graph, task_key)
+    graph.run(QueryName.MIGRATION_MERGE_STAMP, {"version": MIGRATIONS_VERSION})
+    return report
 
 
 def run_migrations(

@@ -230,7 +230,14 @@ def test_every_cypher_file_parses_with_its_declared_params(
     params = {}
     with neo4j_driver.session(database=settings.neo4j_database) as s:
         for name, expr in query.examples.items():
-            record = s.run(f"RETURN {expr} AS v").single(strict=True)
+            # An example is evaluated in the language its file declares (`CYPHER 25 ...` files).
+            code = [
+                ln
+                for ln in query.text.splitlines()
+                if ln.strip() and not ln.lstrip().startswith("//")
+            ]
+            language = "CYPHER 25 " if code and code[0].strip().startswith("CYPHER 25") else ""
+            record = s.run(f"{language}RETURN {expr} AS v").single(strict=True)
             assert record is not None
             params[name] = record["v"]
         s.run("EXPLAIN " + query.text, params).consume()
@@ -239,7 +246,14 @@ def test_every_cypher_file_parses_with_its_declared_params(
 def test_readyz_is_ready(app_client: TestClient) -> None:
     r = app_client.get("/readyz")
     assert r.status_code == 200, r.text
-    assert r.json() == {"status": "ready", "neo4j": True, "schema": True, "model": True}
+    body = r.json()
+    assert {k: body[k] for k in ("status", "neo4j", "schema", "model")} == {
+        "status": "ready",
+        "neo4j": True,
+        "schema": True,
+        "model": True,
+    }
+    assert body["breaker"]["state"] == "closed"
     assert app_client.get("/healthz").json() == {"status": "ok"}
 
 
@@ -283,3 +297,16 @@ def test_neomodel_uses_the_shared_driver(fake_embedder) -> None:  # type: ignore
                 "MATCH (n {namespace: $ns}) DETACH DELETE n", ns=namespace
             )
     assert get_config().driver is None  # unbound before the driver closed
+
+
+def test_start_up_migrations_run_once_per_version(graph: Graph, neo4j_driver: Driver) -> None:
+    from service.domain.reasoning.record import task_key
+    from service.graph.migrations import MIGRATIONS_VERSION, apply_migrations
+
+    neo4j_driver.execute_query("MATCH (s:SchemaMigration {name: 'rationale'}) DETACH DELETE s")
+    assert apply_migrations(graph, task_key) is not None  # unstamped: every step runs
+    records, _, _ = neo4j_driver.execute_query(
+        "MATCH (s:SchemaMigration {name: 'rationale'}) RETURN s.version AS v"
+    )
+    assert [r["v"] for r in records] == [MIGRATIONS_VERSION]
+    assert apply_migrations(graph, task_key) is None  # stamped: nothing scans the database
