@@ -17,7 +17,7 @@ from service.domain.quality import QualityThresholds
 from service.domain.reasoning import ReasoningService
 from service.domain.reasoning.record import task_key
 from service.domain.retrieval import RetrievalConfig, RetrievalService
-from service.embeddings import Embedder, SentenceTransformerEmbedder
+from service.embeddings import Embedder, SentenceTransformerEmbedder, pin_mmap_threshold
 from service.graph.availability import Availability
 from service.graph.cypher import QueryRegistry
 from service.graph.driver import bind_neomodel, create_driver, unbind_neomodel
@@ -95,6 +95,8 @@ def build_services(settings: Settings, embedder: Embedder | None = None) -> Serv
             retry_time_s=settings.neo4j_retry_time_s,
         )
         if embedder is None:
+            if settings.malloc_mmap_threshold_bytes:
+                pin_mmap_threshold(settings.malloc_mmap_threshold_bytes)
             embedder = SentenceTransformerEmbedder(
                 settings.embedding_model, threads=settings.embedding_threads
             )

@@ -151,6 +151,12 @@ class Settings(BaseSettings):
         validation_alias="RATIONALE_EMBEDDING_THREADS",
         description="Torch intra-op threads for the embedding model (`torch.set_num_threads`); 0 = torch's default (all cores). 1 measured fastest on a small shared machine (bench/threads.py).",
     )
+    malloc_mmap_threshold_bytes: int = Field(
+        default=131_072,
+        ge=0,
+        validation_alias="RATIONALE_MALLOC_MMAP_THRESHOLD_BYTES",
+        description="glibc `M_MMAP_THRESHOLD` pinned at start-up, in bytes: blocks this large get their own mapping, returned to the OS when freed. 0 = glibc's sliding threshold, under which the model's varying tensor sizes grew the service's RSS by ~1 GiB in a 2-minute soak (bench/soak.py).",
+    )
     max_content_chars: int = Field(
         default=32_768,
         gt=0,
