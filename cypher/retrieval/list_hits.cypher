@@ -15,4 +15,4 @@ CALL (m) {
   OPTIONAL MATCH (m:ReasoningTrace)-[:PRODUCED]->(p:Memory {namespace: $namespace})
   RETURN collect(DISTINCT p.memory_id) AS produced
 }
-RETURN m {.*, embedding: null, search_ns: null} AS memory, has_reasoning, produced
+RETURN m {.*, embedding: null, task_embedding: null, search_ns: null} AS memory, has_reasoning, produced

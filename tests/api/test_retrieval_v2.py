@@ -312,3 +312,55 @@ def test_ranking_does_not_depend_on_another_large_tenant(
     after = [ids(recall(tenant, q, limit=10)) for q in QUERIES]
     assert after == before
     assert all(len(b) == len(OWN) or len(b) == 10 for b in before)
+
+
+# -- traces by their task ----------------------------------------------------------------------
+
+
+def test_a_trace_is_found_by_its_task(tenant: Tenant, neo4j_driver: Driver) -> None:
+    """The task has its own embedding and index: a query restating it scores the trace by it."""
+    ev = memory(tenant, "The export worker hit its 2 GB memory limit at 02:10")
+    r = tenant.post(
+        "/v1/reasoning",
+        json={
+            "task": "Why does the nightly export job crash?",
+            "steps": [
+                {
+                    "kind": "observation",
+                    "content": "OOM killer log at 02:10",
+                    "cites": [ev["memory_id"]],
+                },
+                {"kind": "observation", "content": "The worker loads all rows into one Python list"},
+                {"kind": "conclusion", "content": "The worker should stream the rows, not load all"},
+            ],
+        },
+    )
+    assert r.status_code == 201, r.text
+    trace_id = r.json()["trace_id"]
+    stored = node(neo4j_driver, trace_id)
+    with neo4j_driver.session() as s:
+        task_vector = s.run(
+            "MATCH (t:ReasoningTrace {memory_id: $id}) RETURN t.task_embedding AS v", id=trace_id
+        ).single()["v"]
+    assert len(task_vector) == 384
+    assert "task_embedding" not in tenant.get(f"/v1/memories/{trace_id}/lineage").text
+    assert stored["search_text"].startswith("Why does the nightly export job crash?\n")
+
+    services = tenant.client.app.state.services  # type: ignore[attr-defined]
+    text = "what makes the overnight export task fail"
+    q = services.embedder.encode([text])[0]
+    by_task = (1 + sum(a * b for a, b in zip(q, task_vector, strict=True))) / 2
+    query = RetrievalQuery(
+        text=text,
+        limit=10,
+        kinds=None,
+        as_of=utcnow(),
+        known_at=None,
+        origins=services.policy.origins("recall"),
+    )
+    found = services.graph.read(
+        lambda tx: services.retrieval.candidates.vector(tx, tenant.namespace, query, q)
+    )
+    trace_hit = next(h for h in found.hits if h.memory_id == trace_id)
+    assert trace_hit.score == pytest.approx(by_task, abs=2e-3) or trace_hit.score > by_task
+    assert ids(recall(tenant, text, limit=3))[0] == trace_id

@@ -28,15 +28,19 @@ def trace_content(draft: TraceDraft) -> str:
 
 
 def embedding_texts(draft: TraceDraft) -> list[str]:
-    """Return the texts a trace's write needs embedded, in order: the trace, then the produced memory.
+    """Return the texts a trace's write needs embedded, in order: trace, produced memory, task.
+
+    The task's own embedding (`task_embedding`, vector index `memory_task_embedding`) lets
+    retrieval find a trace when a query restates its task, besides the whole text's.
 
     Args:
         draft: a draft already passed through `clean_draft`.
 
     Returns:
-        `[trace content]` or `[trace content, produced content]`.
+        `[trace content, task]` or `[trace content, produced content, task]`.
     """
-    return [trace_content(draft)] + ([draft.produced.content] if draft.produced else [])
+    produced = [draft.produced.content] if draft.produced else []
+    return [trace_content(draft), *produced, draft.task]
 
 
 def clean_draft(draft: TraceDraft, *, max_steps: int, max_chars: int) -> TraceDraft:

@@ -246,6 +246,9 @@ class ReasoningService(TraceReader):
             self_assessment,
             source_id,
         )
+        task_at = 2 if draft.produced else 1
+        if len(vectors) > task_at:
+            props["task_embedding"] = vectors[task_at]
         trace = tx.one(
             QueryName.REASONING_CREATE_TRACE,
             {

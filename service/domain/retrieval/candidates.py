@@ -35,6 +35,8 @@ FULLTEXT_MAX_CHARS = 400
 FULLTEXT_MAX_WORDS = 100
 #: Punctuation stripped from a query word's edges before it is compared with `QUERY_STOPWORDS`.
 WORD_EDGES = "\"'`.,;:!?()[]{}<>"
+#: Traces asked of the task index (`memory_task_embedding`) per recall or search.
+TASK_DEPTH = 20
 #: Every kind: the vector index filter takes `m.kind IN $kinds` (a SEARCH filter has no `OR`).
 ALL_KINDS = sorted(str(k) for k in Kind)
 
@@ -145,7 +147,8 @@ class CandidateFinder:
         `depth = max(vector_depth, limit)` directly: what other namespaces hold never enters
         the candidate list, and no `k` is doubled. A read at `known_at` or with superseded
         versions searches every version of the namespace (`retrieval/search_vector_history`)
-        and filters system time after. Valid time and visibility are filtered after `SEARCH`;
+        and filters system time after. A read of current versions that may return traces also
+        asks the task index (`_with_tasks`). Valid time and visibility are filtered after `SEARCH`;
         when they leave fewer than `limit` hits while the index had more to give (it returned a
         full `depth`), an exact cosine scan of the namespace's visible memories
         (`retrieval/search_namespace_exact`) takes its place, so a result is never short while
@@ -161,10 +164,11 @@ class CandidateFinder:
             The candidates, best first by the index's cosine score in [0, 1].
         """
         depth = max(self.config.vector_depth, query.limit)
+        kinds = query.kinds or ALL_KINDS
         historical = query.known_at is not None or query.include_superseded
         params: dict[str, object] = {
             "namespace": namespace,
-            "kinds": query.kinds or ALL_KINDS,
+            "kinds": kinds,
             "k": depth,
             "embedding": embedding,
             "as_of": query.as_of,
@@ -185,6 +189,10 @@ class CandidateFinder:
             rounds=1,
             k=depth,
         )
+        if not historical and Kind.REASONING in kinds:
+            found.hits, found.unrecognized = self._with_tasks(
+                tx, params, found.hits, found.unrecognized
+            )
         if len(found.hits) < query.limit and row["fetched"] >= depth:
             # The filters after SEARCH hid most of a full page: rank the namespace exactly.
             rows = tx.run(
@@ -202,6 +210,34 @@ class CandidateFinder:
             found.exhausted,
         )
         return found
+
+    def _with_tasks(
+        self,
+        tx: Tx,
+        params: dict[str, object],
+        hits: list[Hit],
+        unrecognized: list[Unrecognized],
+    ) -> tuple[list[Hit], list[Unrecognized]]:
+        """Merge in the traces whose task is nearest the query (`memory_task_embedding`).
+
+        A trace's vector score is the better of its whole text's and its task's similarity,
+        so a query restating a task finds the trace even when its steps say much more.
+
+        Returns:
+            The merged hits (best first) and what the filters hid, both lists.
+        """
+        task_params = {k: v for k, v in params.items() if k not in ("kinds", "k")} | {
+            "k": TASK_DEPTH
+        }
+        row = tx.one(QueryName.RETRIEVAL_SEARCH_TASK_IN_NAMESPACE, task_params)
+        assert row is not None
+        best = {h.uid: h for h in hits}
+        for task_hit in (Hit.from_row(h) for h in row["hits"]):
+            known = best.get(task_hit.uid)
+            if known is None or task_hit.score > known.score:
+                best[task_hit.uid] = task_hit
+        hidden = [Unrecognized.from_row(u) for u in row["unrecognized"]]
+        return _best_first(list(best.values())), unrecognized + hidden
 
     def fulltext(
         self, tx: Tx, namespace: str, query: RetrievalQuery, lucene: str | None

@@ -40,6 +40,10 @@ class Entry:
     def __post_init__(self) -> None:
         self.score = self.ranked.score
 
+    def fresh(self) -> Entry:
+        """Return this candidate without any grouping (to group a longer list again)."""
+        return Entry(self.ranked, self.memory, self.has_reasoning, self.produced)
+
 
 def numbers(text: str) -> tuple[str, ...]:
     """Return the numbers a text states, in order ("deploy 3" and "deploy 4" are two facts)."""

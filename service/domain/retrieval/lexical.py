@@ -113,6 +113,12 @@ def analyse(text: str) -> list[str]:
     return out
 
 
+@lru_cache(maxsize=16384)
+def _counts(text: str) -> Counter[str]:
+    """Return the term counts of a lexical field (cached: a memory's field rarely changes)."""
+    return Counter(analyse(text))
+
+
 def local_bm25(query: str, hits: Sequence[Hit], texts: Sequence[str]) -> list[Hit]:
     """Return `hits` with their scores replaced by BM25 over the candidate set itself.
 
@@ -131,7 +137,7 @@ def local_bm25(query: str, hits: Sequence[Hit], texts: Sequence[str]) -> list[Hi
     if not hits:
         return []
     q = set(analyse(query))
-    docs = [Counter(analyse(t)) for t in texts]
+    docs = [_counts(t) for t in texts]
     n = len(docs)
     mean = sum(sum(d.values()) for d in docs) / n or 1.0
     df = {t: sum(1 for d in docs if t in d) for t in q}

@@ -34,9 +34,10 @@ from service.graph.query_names import QueryName
 from service.graph.records import MemoryRecord
 from service.graph.repository import Graph, Tx
 
-#: Fused candidates read back per requested item, before grouping (bounds below and above).
-POOL_FACTOR = 3
-POOL_MIN = 30
+#: Fused candidates read back per requested item in one chunk (at least `POOL_MIN`), and the
+#: most fused candidates considered.
+POOL_FACTOR = 2
+POOL_MIN = 20
 POOL_MAX = 300
 
 
@@ -143,9 +144,10 @@ class RetrievalService:
         with metrics.recall_stage(read, "embed"):
             embedding = self.embedder.encode([query.text])[0]
         lucene = lucene_query(query.text)
-        # Fused candidates read back before grouping: collapsed duplicates and traces grouped
-        # with their decision must not leave the page short.
-        pool = min(max(query.limit * POOL_FACTOR, POOL_MIN), POOL_MAX)
+        # Fused candidates are read back a chunk at a time before grouping; collapsed
+        # duplicates and traces grouped with their decision never leave the page short while
+        # candidates remain (the next chunk is read).
+        chunk = max(query.limit * POOL_FACTOR, POOL_MIN)
 
         def work(tx: Tx) -> tuple[list[RetrievalItem], list[Unrecognized]]:
             with metrics.recall_stage(read, "candidates"):
@@ -153,12 +155,17 @@ class RetrievalService:
                 fulltext = self.candidates.fulltext(tx, namespace, query, lucene)
             with metrics.recall_stage(read, "fuse"):
                 ranked = fuse(
-                    vector.hits, fulltext.hits, pool, self.config.rrf_k, self.config.fusion
+                    vector.hits, fulltext.hits, POOL_MAX, self.config.rrf_k, self.config.fusion
                 )
             with metrics.recall_stage(read, "read_back"):
-                entries = self._entries(tx, namespace, ranked)
-                groups = group(entries, self.config.duplicate_similarity)[: query.limit]
-                items = self._items(tx, namespace, groups, query)
+                entries: list[Entry] = []
+                groups: list[Entry] = []
+                for start in range(0, len(ranked), chunk):
+                    entries += self._entries(tx, namespace, ranked[start : start + chunk])
+                    groups = group([e.fresh() for e in entries], self.config.duplicate_similarity)
+                    if len(groups) >= query.limit:
+                        break
+                items = self._items(tx, namespace, groups[: query.limit], query)
             return items, vector.unrecognized + fulltext.unrecognized
 
         items, unrecognized = self.graph.read(work)
