@@ -330,8 +330,14 @@ def test_a_trace_is_found_by_its_task(tenant: Tenant, neo4j_driver: Driver) -> N
                     "content": "OOM killer log at 02:10",
                     "cites": [ev["memory_id"]],
                 },
-                {"kind": "observation", "content": "The worker loads all rows into one Python list"},
-                {"kind": "conclusion", "content": "The worker should stream the rows, not load all"},
+                {
+                    "kind": "observation",
+                    "content": "The worker loads all rows into one Python list",
+                },
+                {
+                    "kind": "conclusion",
+                    "content": "The worker should stream the rows, not load all",
+                },
             ],
         },
     )
