@@ -26,7 +26,7 @@ from service.api.routes import (
     retrieval,
 )
 from service.container import Services, build_services
-from service.domain.maintenance import MaintenanceScheduler
+from service.domain.maintenance import Lease, MaintenanceScheduler
 from service.embeddings import Embedder
 from service.mcp.http import McpMount
 from service.settings import Settings, get_settings
@@ -62,7 +62,13 @@ def create_app(settings: Settings | None = None, embedder: Embedder | None = Non
                 "no authentication. Bind to 127.0.0.1 only."
             )
         app.state.services = services
-        scheduler = MaintenanceScheduler(services.maintenance, settings.maintenance_schedule_s)
+        interval = settings.maintenance_schedule_s
+        scheduler = MaintenanceScheduler(
+            services.maintenance,
+            interval,
+            lease=Lease(services.graph, settings.maintenance_lease, interval) if interval else None,
+            namespaces=tuple(settings.maintenance_namespaces),
+        )
         scheduler.start()  # a no-op when maintenance_schedule_s is 0
         try:
             async with mcp.running():

@@ -310,7 +310,18 @@ class Settings(BaseSettings):
         default=0.0,
         ge=0,
         validation_alias="RATIONALE_MAINTENANCE_SCHEDULE_S",
-        description="Run every maintenance job on every known namespace this often; 0 = off.",
+        description="Run every maintenance job on every known namespace this often; 0 = off. Replicas share one round per period through the lease `maintenance_lease`.",
+    )
+    maintenance_lease: str = Field(
+        default="maintenance",
+        pattern=r"^[A-Za-z0-9_.:-]{1,128}$",
+        validation_alias="RATIONALE_MAINTENANCE_LEASE",
+        description="Name of the `:Lease` node in Neo4j that the replicas' schedulers share: one of them runs each round, the others skip it.",
+    )
+    maintenance_namespaces: list[str] = Field(
+        default_factory=list,
+        validation_alias="RATIONALE_MAINTENANCE_NAMESPACES",
+        description='The namespaces scheduled rounds cover (JSON list, e.g. ["team_a"]); empty = every namespace holding memories.',
     )
     duplicate_similarity: float = Field(
         default=0.92,

@@ -110,7 +110,9 @@ class StubService:
         self.fail = fail
         self.ran = threading.Event()
 
-    def run_everywhere(self, stop: threading.Event | None = None) -> list[JobReport]:
+    def run_everywhere(
+        self, stop: threading.Event | None = None, namespaces: object = None, between: object = None
+    ) -> list[JobReport]:
         self.calls += 1
         self.ran.set()
         if self.fail:

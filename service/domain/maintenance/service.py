@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable, Sequence
 
 from service import metrics
 from service.domain.maintenance.base import JobReport, MaintenanceConfig, MaintenanceJob
@@ -103,17 +104,25 @@ class MaintenanceService:
         """Return every namespace that holds at least one memory, sorted."""
         return [r["namespace"] for r in self.graph.run(QueryName.MAINTENANCE_LIST_NAMESPACES, {})]
 
-    def run_everywhere(self, stop: threading.Event | None = None) -> list[JobReport]:
+    def run_everywhere(
+        self,
+        stop: threading.Event | None = None,
+        namespaces: Sequence[str] | None = None,
+        between: Callable[[], bool] | None = None,
+    ) -> list[JobReport]:
         """Run every job on every namespace holding memories; a failing job is logged and skipped.
 
         Args:
             stop: when set, no further job starts (the scheduler's shutdown signal).
+            namespaces: the namespaces to cover; None = every namespace holding memories.
+            between: called after each job; when it returns False no further job starts
+                (the scheduler renews its lease here).
 
         Returns:
             The reports of the jobs that ran.
         """
         reports: list[JobReport] = []
-        for namespace in self.namespaces():
+        for namespace in self.namespaces() if namespaces is None else namespaces:
             for job in self.jobs:
                 if stop is not None and stop.is_set():
                     return reports
@@ -127,4 +136,6 @@ class MaintenanceService:
                         exc.message,
                         exc.code,
                     )
+                if between is not None and not between():
+                    return reports
         return reports

@@ -1,0 +1,1 @@
+"""Two or more service processes on one Neo4j: replicas, leases, kills."""
