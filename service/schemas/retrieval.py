@@ -28,6 +28,7 @@ class RecallRequest(Strict):
     known_at: UtcDatetime | None = Field(default=None, description="System time; default now.")
     explain: bool = Field(
         default=False,
+        strict=True,
         description="Each item says why it matched: lexical and vector scores (raw, normalised, "
         "contribution), what episode neighbours added, the query terms it holds.",
     )
