@@ -51,4 +51,4 @@ CALL (t) {
   WITH p ORDER BY p.version
   RETURN collect(p {.*, embedding: null}) AS produced
 }
-RETURN t {.*, embedding: null, task_embedding: null} AS trace, task.content AS task, steps, produced
+RETURN t {.*, embedding: null, task_embedding: null} AS trace, coalesce(t.task_text, task.content) AS task, steps, produced

@@ -161,6 +161,14 @@ class RetrievalItem(Answer):
     origin: str | None = None
     similarity: float | None = None
     current: bool | None = None
+    #: Near-duplicates collapsed into this item: `{count, memory_ids}`.
+    duplicates: dict[str, Any] | None = None
+    #: For a decision that leads its result group: the trace behind it (`trace_id`, `task`, ...).
+    reasoning: dict[str, Any] | None = None
+    #: For a trace that leads its result group: the memories it produced, ranked below it.
+    produced_items: list[dict[str, Any]] | None = None
+    #: Why it matched (when `explain` was asked): lexical and vector contributions, terms.
+    explain: dict[str, Any] | None = None
     content: str | None = None
 
     def as_memory(self) -> Memory:
