@@ -98,6 +98,24 @@ def dependents(memory_id: str) -> Call[a.Memories]:
     return Call("GET", _memory(memory_id, "/dependents"), a.Memories)
 
 
+def record_outcome(
+    decision_id: str, body: b.OutcomeCreate, key: str | None
+) -> Call[a.OutcomeRecorded]:
+    """`POST /v1/memories/{decision_id}/outcomes`."""
+    path = _memory(decision_id, "/outcomes")
+    return Call("POST", path, a.OutcomeRecorded, body.to_json(), idempotency_key=key)
+
+
+def list_outcomes(decision_id: str) -> Call[a.Outcomes]:
+    """`GET /v1/memories/{decision_id}/outcomes`."""
+    return Call("GET", _memory(decision_id, "/outcomes"), a.Outcomes)
+
+
+def find_precedents(body: b.PrecedentsRequest, key: str | None) -> Call[a.Precedents]:
+    """`POST /v1/precedents`."""
+    return Call("POST", "/v1/precedents", a.Precedents, body.to_json(), idempotency_key=key)
+
+
 def record_trace(body: b.TraceCreate, key: str | None) -> Call[a.Trace]:
     """`POST /v1/reasoning`."""
     return Call("POST", "/v1/reasoning", a.Trace, body.to_json(), idempotency_key=key)

@@ -309,3 +309,45 @@ class BatchResult(Answer):
 
     items: list[BatchItem]
     count: int
+
+
+class Outcome(Answer):
+    """One outcome of a decision: the observation and its `HAD_OUTCOME {result}` link."""
+
+    outcome_id: str
+    result: str
+    content: str
+    observed_at: str
+    recorded_at: str
+
+
+class OutcomeRecorded(Outcome):
+    """Answer of recording an outcome: the outcome plus the decision's current version."""
+
+    decision: Memory
+    challenged: bool
+    created: bool
+
+
+class Outcomes(Answer):
+    """A decision's outcomes in time order: `{items: [Outcome], count}`."""
+
+    items: list[Outcome]
+    count: int
+
+
+class Precedent(Answer):
+    """A past decision resembling the situation, its reasoning in brief and outcome record."""
+
+    decision: Memory
+    score: float
+    matched: list[dict[str, Any]]
+    reasoning: list[dict[str, Any]]
+    outcome_record: dict[str, Any]
+
+
+class Precedents(Answer):
+    """Precedents, best first: `{items: [Precedent], count}`."""
+
+    items: list[Precedent]
+    count: int

@@ -203,6 +203,13 @@ class AsyncClient:
         body = b.IngestRequest(content=content, source_name=source_name, format=format)
         return await self.send(c.ingest(body, idempotency_key))
 
+    async def precedents(
+        self, situation: str, *, limit: int = 5, idempotency_key: str | None = None
+    ) -> a.Precedents:
+        """Return past decisions resembling `situation`, with reasoning in brief and outcomes."""
+        body = b.PrecedentsRequest(situation=situation, limit=limit)
+        return await self.send(c.find_precedents(body, idempotency_key))
+
     async def diagnostics(self) -> a.Diagnostics:
         """Return unrecognized origins (count, sample ids) and counts per kind and origin."""
         return await self.send(c.diagnostics())
@@ -329,6 +336,25 @@ class AsyncMemories:
     async def dependents(self, memory_id: str) -> a.Memories:
         """Return the decisions resting on reasoning that cites this memory (any version)."""
         return await self._client.send(c.dependents(memory_id))
+
+    async def record_outcome(
+        self, decision_id: str, body: b.OutcomeCreate, *, idempotency_key: str | None = None
+    ) -> a.OutcomeRecorded:
+        """Record what happened when a decision was acted on (201; 200 with `created` False).
+
+        Raises:
+            MemoryNotFoundError: no such decision in this key's namespace.
+            InvalidInputError: not a decision (`outcome.not_a_decision`) or a bad body.
+        """
+        return await self._client.send(c.record_outcome(decision_id, body, idempotency_key))
+
+    async def outcomes(self, decision_id: str) -> a.Outcomes:
+        """Return a decision's outcomes in time order.
+
+        Raises:
+            MemoryNotFoundError: no such decision.
+        """
+        return await self._client.send(c.list_outcomes(decision_id))
 
 
 class AsyncReasoning:

@@ -11,7 +11,19 @@ AnyKind = Literal["fact", "decision", "procedure", "observation", "reasoning"]
 StepKind = Literal["thought", "action", "observation", "decision", "conclusion"]
 StepStatus = Literal["asserted", "hypothesis", "rejected"]
 DecisionStatus = Literal["active", "challenged", "retracted"]
-IngestFormat = Literal["auto", "swe-agent", "react", "openhands", "adr", "text"]
+IngestFormat = Literal[
+    "auto",
+    "swe-agent",
+    "react",
+    "openhands",
+    "adr",
+    "text",
+    "claude-code",
+    "codex",
+    "aider",
+    "terminal",
+]
+OutcomeResult = Literal["success", "failure", "mixed"]
 
 
 class Body(BaseModel):
@@ -138,3 +150,27 @@ class BatchRequest(Body):
     """Body of `POST /v1/memories/batch`: memories to create in one transaction."""
 
     items: list[MemoryCreate] = Field(min_length=1)
+
+
+class OutcomeCreate(Body):
+    """Body of `POST /v1/memories/{decision_id}/outcomes`: what happened when a decision was acted on.
+
+    A `failure` or `mixed` outcome on an active decision makes it `challenged` (a new version).
+    `observed_at` (timezone-aware) is the observation's valid time; default now.
+    """
+
+    result: OutcomeResult
+    content: str
+    observed_at: AwareDatetime | None = None
+    cites: list[str] | None = None
+    actor: str | None = None
+
+
+class PrecedentsRequest(Body):
+    """Body of `POST /v1/precedents`: past decisions resembling `situation`, best first."""
+
+    situation: str
+    limit: int = 5
+    kinds: list[str] | None = None
+    as_of: AwareDatetime | None = None
+    known_at: AwareDatetime | None = None
