@@ -345,9 +345,10 @@ def test_a_trace_is_found_by_its_task(tenant: Tenant, neo4j_driver: Driver) -> N
     trace_id = r.json()["trace_id"]
     stored = node(neo4j_driver, trace_id)
     with neo4j_driver.session() as s:
-        task_vector = s.run(
+        record = s.run(
             "MATCH (t:ReasoningTrace {memory_id: $id}) RETURN t.task_embedding AS v", id=trace_id
-        ).single()["v"]
+        ).single(strict=True)
+        task_vector = record["v"]
     assert len(task_vector) == 384
     assert "task_embedding" not in tenant.get(f"/v1/memories/{trace_id}/lineage").text
     assert stored["search_text"].startswith("Why does the nightly export job crash?\n")
