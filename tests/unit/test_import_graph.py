@@ -17,6 +17,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     (
         "service.main",
         "service.cli",
+        "service.cli_memory",
         "service.api",
         "service.mcp",
         "service.schemas",

@@ -1,0 +1,181 @@
+"""The `rationale` commands on decisions and memories: outcome, precedents, remember (JSON Lines).
+
+Registered on the `rationale` app by `service.cli`; each opens the services in process, as the
+ingest and maintenance commands do.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from service.namespaces import NAMESPACE_RULE, is_namespace
+from service.settings import get_settings
+
+if TYPE_CHECKING:
+    from service.container import Services
+
+
+def _json_out(value: Any) -> None:
+    import json
+    from dataclasses import asdict
+
+    from rich.console import Console
+
+    Console().print_json(json.dumps(asdict(value), default=str))
+
+
+def _services_or_exit() -> Services:
+    from service.container import build_services
+    from service.errors import RationaleError
+
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        return build_services(get_settings())
+    except RationaleError as exc:
+        typer.echo(f"cannot start: {exc.message} ({exc.code})", err=True)
+        raise typer.Exit(1) from exc
+
+
+def outcome(
+    decision_id: Annotated[str, typer.Argument(help="The decision's memory_id.")],
+    result: Annotated[str, typer.Argument(help="success, failure or mixed.")],
+    content: Annotated[str, typer.Argument(help="What was observed.")],
+    observed_at: Annotated[
+        str | None, typer.Option(help="When it was observed (ISO 8601 with offset).")
+    ] = None,
+    cite: Annotated[
+        list[str] | None, typer.Option(help="memory_id of evidence (repeatable).")
+    ] = None,
+    namespace: Annotated[str, typer.Option("--namespace", "-n", help="Namespace.")] = "default",
+    actor: Annotated[str, typer.Option("--actor", help="Who records it.")] = "cli",
+) -> None:
+    """Record an outcome of a decision (origin `user`, as through the API) and print it as JSON.
+
+    A failure or mixed outcome makes an active decision `challenged`. Exit code 2 on bad input
+    (unknown decision, not a decision, bad result or time), 1 when the service fails.
+    """
+    from pydantic import TypeAdapter, ValidationError
+
+    from service.domain.memories import Writer
+    from service.domain.outcomes import NewOutcome
+    from service.errors import InvalidInputError, NotFoundError, RationaleError
+    from service.origins import Origin
+    from service.schemas import UtcDatetime
+
+    try:
+        when = TypeAdapter(UtcDatetime).validate_python(observed_at) if observed_at else None
+    except ValidationError as exc:
+        typer.echo(f"--observed-at: {exc.errors()[0]['msg']}", err=True)
+        raise typer.Exit(2) from exc
+    services = _services_or_exit()
+    try:
+        recorded = services.outcomes.record(
+            Writer(namespace=namespace, origin=Origin.USER, actor=actor),
+            decision_id,
+            NewOutcome(result=result, content=content, observed_at=when, cites=tuple(cite or ())),
+        )
+    except RationaleError as exc:
+        typer.echo(f"{exc.message} ({exc.code})", err=True)
+        bad = isinstance(exc, InvalidInputError | NotFoundError)
+        raise typer.Exit(2 if bad else 1) from exc
+    finally:
+        services.close()
+    _json_out(recorded)
+
+
+def precedents(
+    situation: Annotated[str, typer.Argument(help="The situation at hand.")],
+    limit: Annotated[int, typer.Option(help="Max precedents, 1..100.")] = 5,
+    namespace: Annotated[str, typer.Option("--namespace", "-n", help="Namespace.")] = "default",
+) -> None:
+    """Print the past decisions resembling a situation (reasoning, outcome record) as JSON."""
+    from service.domain.precedents import PrecedentRequest
+    from service.errors import InvalidInputError, RationaleError
+
+    services = _services_or_exit()
+    try:
+        result = services.precedents.find(
+            namespace, PrecedentRequest(situation=situation, limit=limit)
+        )
+    except RationaleError as exc:
+        typer.echo(f"{exc.message} ({exc.code})", err=True)
+        raise typer.Exit(2 if isinstance(exc, InvalidInputError) else 1) from exc
+    finally:
+        services.close()
+    _json_out(result)
+
+
+def remember(
+    path: Annotated[Path, typer.Argument(help="JSON Lines file: one memory body per line.")],
+    namespace: Annotated[str, typer.Option("--namespace", "-n", help="Namespace.")] = "default",
+    actor: Annotated[str, typer.Option("--actor", help="Who writes (unless a line says).")] = "cli",
+) -> None:
+    """Create many memories from a JSON Lines file, in batches (origin `user`, as the API).
+
+    Each line is a body of `POST /v1/memories` (`{"kind": "fact", "content": ...}`). Every line
+    is checked before anything is written; the memories are then written in batches of
+    RATIONALE_MAX_BATCH_ITEMS, each batch one embedding call and one transaction (all or
+    nothing), exactly as `POST /v1/memories/batch`. Prints what was created and what existed.
+    Exit code 2 on bad input (the line is named), 1 when the service fails.
+    """
+    import json
+
+    from pydantic import ValidationError
+
+    from service.domain.memories import Writer
+    from service.domain.memories.batch import BatchItem, create_many
+    from service.domain.models import NewMemory
+    from service.errors import InvalidInputError, RationaleError, TooLargeError
+    from service.origins import Origin
+    from service.schemas import MemoryCreate
+
+    if not is_namespace(namespace):
+        typer.echo(f"--namespace: {NAMESPACE_RULE}", err=True)
+        raise typer.Exit(2)
+    items: list[BatchItem] = []
+    lines: list[int] = []
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        typer.echo(f"{path}: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            body = MemoryCreate.model_validate(json.loads(line))
+        except (json.JSONDecodeError, ValidationError) as exc:
+            typer.echo(f"{path}:{number}: {exc}", err=True)
+            raise typer.Exit(2) from exc
+        writer = Writer(namespace=namespace, origin=Origin.USER, actor=body.actor or actor)
+        items.append(
+            BatchItem(writer=writer, memory=NewMemory(**body.model_dump(exclude={"actor"})))
+        )
+        lines.append(number)
+    if not items:
+        typer.echo(f"{path}: no memories", err=True)
+        raise typer.Exit(2)
+    services = _services_or_exit()
+    size = services.settings.max_batch_items
+    created = existing = 0
+    try:
+        for at in range(0, len(items), size):
+            try:
+                outcomes = create_many(services.memories, items[at : at + size], size)
+            except (InvalidInputError, TooLargeError) as exc:
+                index = exc.extra.get("index")
+                where = f"{path}:{lines[at + index]}" if isinstance(index, int) else str(path)
+                typer.echo(f"{where}: {exc.message} ({exc.code})", err=True)
+                raise typer.Exit(2) from exc
+            created += sum(o.created for o in outcomes)
+            existing += sum(not o.created for o in outcomes)
+    except RationaleError as exc:
+        typer.echo(f"{exc.message} ({exc.code})", err=True)
+        raise typer.Exit(1) from exc
+    finally:
+        services.close()
+    typer.echo(f"{created} created, {existing} existed already ({len(items)} lines)")
