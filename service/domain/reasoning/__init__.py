@@ -15,7 +15,7 @@ from service.domain.reasoning.public import (
     Trace,
     trace_public,
 )
-from service.domain.reasoning.read import TraceReader
+from service.domain.reasoning.read import TraceReader, read_traces
 from service.domain.reasoning.record import ReasoningService, RecordedTrace
 
 __all__ = [
@@ -31,6 +31,7 @@ __all__ = [
     "clean_draft",
     "draft_from_body",
     "embedding_texts",
+    "read_traces",
     "trace_content",
     "trace_public",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from service.domain.memories import MemoryService, Writer, utcnow
@@ -19,9 +20,36 @@ from service.domain.reasoning.public import (
 )
 from service.errors import MemoryNotFound, TraceNotFound
 from service.graph.query_names import QueryName
-from service.graph.records import DependentRecord, MemoryRecord
-from service.graph.repository import Graph, Tx
+from service.graph.records import DependentRecord, MemoryRecord, TraceRecord
+from service.graph.repository import Graph, Runner, Tx
 from service.origins import Origin
+
+
+def read_traces(
+    runner: Runner, namespace: str, trace_ids: Sequence[str], now: datetime
+) -> dict[str, TraceRecord]:
+    """Return several whole traces in one round trip (`reasoning/get_traces`), by trace id.
+
+    Each trace is what `reasoning/get_trace` returns for it: task, steps in order with their
+    rejections and cited versions (whether each still holds at `now`), what it produced.
+
+    Args:
+        runner: a `Graph` or the `Tx` of a unit of work.
+        namespace: the tenant.
+        trace_ids: the traces' memory ids (repeats and unknown ids are allowed).
+        now: the instant cited memories' changes are judged at (timezone-aware UTC).
+
+    Returns:
+        trace id -> trace; ids with no trace in the namespace are absent.
+    """
+    if not trace_ids:
+        return {}
+    rows = runner.run(
+        QueryName.REASONING_GET_TRACES,
+        {"namespace": namespace, "trace_ids": list(dict.fromkeys(trace_ids)), "now": now},
+    )
+    records = (TraceRecord.from_row(r) for r in rows)
+    return {r.trace.memory_id: r for r in records}
 
 
 class TraceReader:

@@ -8,7 +8,7 @@ from service import metrics
 from service.domain.memories import Memory, memory_public, utcnow
 from service.domain.models import Kind
 from service.domain.policy import Read, VisibilityPolicy
-from service.domain.reasoning import Trace, trace_public
+from service.domain.reasoning import Trace, read_traces, trace_public
 from service.domain.retrieval.candidates import CandidateFinder, lucene_query
 from service.domain.retrieval.explain import (
     duplicates_of,
@@ -207,22 +207,24 @@ class RetrievalService:
     ) -> list[RetrievalItem]:
         """Build the answer's items: memories with `has_reasoning`, traces whole.
 
-        Traces come whole through `reasoning/get_trace` (steps in order, rejected hypotheses
-        marked); steps are never items. `has_reasoning` means a lineage-visible trace
+        Traces come whole, all of the page's in one `reasoning/get_traces` (steps in order,
+        rejected hypotheses marked); steps are never items. `has_reasoning` means a lineage-visible trace
         `PRODUCED` some version of the memory. A group's trace is summarised in `reasoning`,
         its near-duplicates in `duplicates`; `explain` (when asked) says why each matched.
         """
-        now = utcnow()
         words = query_words(lucene_query(query.text)) if query.explain else []
+        traces = read_traces(
+            tx,
+            namespace,
+            [e.memory.memory_id for e in groups if e.memory.kind == Kind.REASONING],
+            utcnow(),
+        )
         items = []
         for entry in groups:
             memory = entry.memory
             record: Memory | Trace
             if memory.kind == Kind.REASONING:
-                trace = tx.trace(
-                    QueryName.REASONING_GET_TRACE,
-                    {"namespace": namespace, "trace_id": memory.memory_id, "now": now},
-                )
+                trace = traces.get(memory.memory_id)
                 if trace is None:
                     continue
                 record = trace_public(trace)

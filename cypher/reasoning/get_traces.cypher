@@ -1,0 +1,55 @@
+// Several traces at once (one round trip for a page of retrieval results), each as reasoning/get_trace returns it: task, steps in order (rejections, cited versions and whether each still holds) and what it produced; ids not found give no row.
+// mode: read
+// returns: many
+// :param namespace => 'default'
+// :param trace_ids => ['trace-memory-id']
+// :param now => datetime()
+UNWIND $trace_ids AS trace_id
+MATCH (t:ReasoningTrace {namespace: $namespace, memory_id: trace_id})
+OPTIONAL MATCH (t)-[:SERVED]->(task:Task)
+CALL (t) {
+  OPTIONAL MATCH (t)-[:HAS_STEP]->(s:ReasoningStep)
+  OPTIONAL MATCH (r:ReasoningStep)-[:REJECTS]->(s)
+  WITH s, min(r.index) AS rejected_by
+  OPTIONAL MATCH (s)-[:REJECTS]->(x:ReasoningStep)
+  WITH s, rejected_by, collect(x.index) AS rejects
+  CALL (s) {
+    OPTIONAL MATCH (s)-[:CITES]->(c:Memory)
+    OPTIONAL MATCH (latest:Memory {namespace: c.namespace, memory_id: c.memory_id})
+    WHERE latest.system_to IS NULL
+    OPTIONAL MATCH (last:Memory {namespace: c.namespace, memory_id: c.memory_id})
+    WITH c, latest, max(last.system_to) AS closed_at
+    OPTIONAL MATCH (other:Memory)-[sup:SUPERSEDES]->(:Memory {namespace: c.namespace, memory_id: c.memory_id})
+    WHERE other.memory_id <> c.memory_id
+    WITH c, latest, closed_at, min(sup.at) AS replaced_at
+    WITH c, latest, closed_at, replaced_at,
+         CASE
+           WHEN c IS NULL THEN null
+           WHEN latest IS NULL THEN 'retracted'
+           WHEN replaced_at IS NOT NULL THEN 'superseded'
+           WHEN latest.valid_to IS NOT NULL AND latest.valid_to <= $now THEN 'invalidated'
+           WHEN latest.version > c.version THEN 'superseded'
+           ELSE null
+         END AS change
+    RETURN collect(CASE WHEN c IS NULL THEN null ELSE {
+      memory_id: c.memory_id, version: c.version, content: c.content, kind: c.kind,
+      still_valid: change IS NULL, change: change,
+      changed_at: CASE change
+        WHEN 'retracted' THEN closed_at
+        WHEN 'superseded' THEN coalesce(replaced_at, latest.system_from)
+        WHEN 'invalidated' THEN latest.valid_to
+        ELSE null END
+    } END) AS cites
+  }
+  WITH s, rejected_by, rejects, cites ORDER BY s.index
+  RETURN collect(CASE WHEN s IS NULL THEN null ELSE {
+    index: s.index, kind: s.kind, content: s.content, status: s.status,
+    rejected_by: rejected_by, rejects: rejects, cites: cites
+  } END) AS steps
+}
+CALL (t) {
+  OPTIONAL MATCH (t)-[:PRODUCED]->(p:Memory)
+  WITH p ORDER BY p.version
+  RETURN collect(p {.*, embedding: null}) AS produced
+}
+RETURN t {.*, embedding: null, task_embedding: null} AS trace, coalesce(t.task_text, task.content) AS task, steps, produced
