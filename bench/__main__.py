@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import typer
 
-from bench import batch, peer, precedents, recall, soak, suite, tenancy, threads
+from bench import batch, locomo_service, peer, precedents, recall, soak, suite, tenancy, threads
 
 app = typer.Typer(help="Rationale benchmarks (real Neo4j, real model).", no_args_is_help=True)
 
@@ -43,6 +43,7 @@ app.command("recall")(recall.main)
 app.command("suite")(suite.main)
 app.command("fill")(tenancy.fill_main)
 app.command("peer")(peer.main)
+app.command("locomo")(locomo_service.main)
 app.command("threads")(threads.main)
 app.command("soak")(soak.main)
 

@@ -9,8 +9,10 @@ One run measures, side by side (nothing is asserted; the figures are printed and
   `SEARCH`; where recall's time goes (encode, SEARCH, fulltext, the rest);
 - speed of the service (`bench.scale`) at the first size: HTTP on the real service in its own
   process at concurrency 1 and 8, writes, traces, lineage, bulk writes, peak RSS;
-- retrieval quality on LoCoMo (`bench.locomo`): the service's recall against BM25, dense cosine
-  and their RRF, before any filler is loaded and again with ~100k other-tenant memories (the
+- retrieval quality on LoCoMo (`bench.locomo_service`): the turns written through
+  `POST /v1/memories/batch` (episode, position, context), the questions asked through
+  `POST /v1/recall` and in-process, against BM25, dense cosine and their RRF on the same turns,
+  before any filler is loaded and again with 100k filler memories of other tenants (the
   difference is the tenant-independence figure).
 
 `--quick` (a few minutes): 10k, fewer requests, one conversation. `--full`: 10k, 100k and 1M,
@@ -38,7 +40,7 @@ import httpx
 import typer
 from rich.console import Console
 
-from bench import locomo, report, tenancy
+from bench import locomo, locomo_service, report, tenancy
 from bench.common import RESULTS, loadavg, machine, torch_threads
 from bench.corpus import ensure_corpus
 from bench.recall import parse_sizes
@@ -118,15 +120,21 @@ def run(profile: SuiteProfile) -> dict[str, Any]:
             )
         phases["corpus build"] = time.perf_counter() - tick
         key = f"bench-{uuid.uuid4().hex}"
+        locomo_keys = (
+            locomo_service.api_keys(locomo.conversations(profile.conversations))
+            if profile.conversations != 0
+            else {}
+        )
         env = {"OMP_NUM_THREADS": str(profile.torch_threads)} if profile.torch_threads else {}
         tick = time.perf_counter()
-        with ServiceProcess({key: tenancy.TENANT}, env=env) as svc:
+        with ServiceProcess({key: tenancy.TENANT, **locomo_keys}, env=env) as svc:
             service_info["startup_s"] = svc.startup_s
             say(f"service pid {svc.pid} on {svc.base_url}, ready in {svc.startup_s:.1f} s")
             phases["service start"] = time.perf_counter() - tick
             http = httpx.Client(
                 base_url=svc.base_url, headers={"Authorization": f"Bearer {key}"}, timeout=120.0
             )
+            locomo_http = locomo_service.clients(svc.base_url, locomo_keys)
             for n, size in enumerate(sizes):
                 tick = time.perf_counter()
                 load = tenancy.fill_to_size(services, size, say)
@@ -154,14 +162,20 @@ def run(profile: SuiteProfile) -> dict[str, Any]:
                     console.print(report.latency_table(measured))
                 if n == 0 and profile.conversations != 0:
                     tick = time.perf_counter()
-                    quality = locomo.evaluate(services, profile.conversations, say=say)
+                    quality = locomo_service.evaluate(
+                        services, locomo_http, profile.conversations, say=say
+                    )
                     phases["LoCoMo"] = time.perf_counter() - tick
                 if quality is not None and size == LOCOMO_WITH_OTHERS:
                     tick = time.perf_counter()
-                    others = result["global_memories"] - tenancy.TENANT_SIZE
-                    locomo.evaluate_again(services, quality, others, say=say)
+                    # Exactly LOCOMO_WITH_OTHERS filler memories (the stage above filled to a
+                    # database of that size, tenant and conversations included).
+                    others = tenancy.fill(services, LOCOMO_WITH_OTHERS, say)["stored"]
+                    locomo_service.evaluate_again(services, locomo_http, quality, others, say=say)
                     phases["LoCoMo with other tenants"] = time.perf_counter() - tick
             http.close()
+            for client in locomo_http.values():
+                client.close()
             service_info["peak_rss_mb"] = svc.peak_rss_mb()
         if len(sizes) > 1 and not profile.keep_filler:
             tick = time.perf_counter()
@@ -205,22 +219,14 @@ def run(profile: SuiteProfile) -> dict[str, Any]:
                 )
             )
     if quality:
-        console.print(report.quality_table(quality))
-        lat, rounds = quality["recall_latency_ms"], quality["rounds"]
-        console.print(
-            f"LoCoMo recall in-process: p50 {lat['p50']:.1f} ms, p95 {lat['p95']:.1f} ms"
-            + (
-                f"; vector rounds mean {rounds['mean']:.2f}, exact scans {rounds['exact_scans']} "
-                f"of {rounds['recalls']}"
-                if rounds["mean"] is not None
-                else ""
+        quality.pop("maps", None)
+        console.print(locomo_service.table(quality))
+        for line in locomo_service.summary_lines(quality):
+            console.print(line)
+        if quality["skipped"]:
+            console.print(
+                f"LoCoMo: skipped {quality['skipped']} questions with unknown evidence ids"
             )
-            + (
-                f"; skipped {quality['skipped']} questions with unknown evidence ids"
-                if quality["skipped"]
-                else ""
-            )
-        )
     console.print(
         "where the run's time went: "
         + ", ".join(f"{k} {v:.0f} s" for k, v in phases.items())
