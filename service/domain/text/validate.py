@@ -9,6 +9,14 @@ from typing import Any
 from service.errors import InvalidInputError, TooLargeError
 
 
+def _visible(value: str) -> bool:
+    """Return whether `value` holds a character neither white space nor invisible.
+
+    Invisible = Unicode category Cf (zero-width space U+200B, joiners, byte-order mark U+FEFF).
+    """
+    return any(not ch.isspace() and unicodedata.category(ch) != "Cf" for ch in value)
+
+
 def clean_text(value: str, *, field: str, max_chars: int) -> str:
     """Return `value` NFC-normalised, after checking it is valid Unicode and small enough.
 
@@ -21,7 +29,8 @@ def clean_text(value: str, *, field: str, max_chars: int) -> str:
         The NFC form, otherwise unchanged (no trimming).
 
     Raises:
-        InvalidInputError: lone surrogates, NUL characters, or only white space.
+        InvalidInputError: lone surrogates, NUL characters, or only white space and
+            invisible format characters (e.g. U+200B zero-width space).
         TooLargeError: more than `max_chars` characters.
     """
     try:
@@ -32,8 +41,10 @@ def clean_text(value: str, *, field: str, max_chars: int) -> str:
         ) from exc
     if "\x00" in value:
         raise InvalidInputError(f"{field}: NUL characters are not allowed")
-    if not value.strip():
-        raise InvalidInputError(f"{field}: must not be empty or only white space")
+    if not _visible(value):
+        raise InvalidInputError(
+            f"{field}: must not be empty or only white space or invisible format characters"
+        )
     value = unicodedata.normalize("NFC", value)
     if len(value) > max_chars:
         raise TooLargeError(f"{field}: {len(value)} characters, the limit is {max_chars}")
