@@ -189,7 +189,9 @@ async def record_reasoning(
 
 Query = Annotated[str, Field(min_length=1, description="What you need, in plain words.")]
 Limit = Annotated[int, Field(ge=1, le=100, description="At most this many items, 1..100.")]
-Kinds = Annotated[list[AnyKind] | None, Field(description="Only these kinds.")]
+Kinds = Annotated[
+    list[AnyKind] | None, Field(min_length=1, description="Only these kinds (at least one).")
+]
 
 
 async def recall(

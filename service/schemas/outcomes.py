@@ -115,7 +115,9 @@ class PrecedentsRequest(Strict):
     )
     limit: JsonInt = Field(default=5, ge=1, le=100, description="Max precedents, 1..100.")
     kinds: list[PrecedentKind] | None = Field(
-        default=None, description="Kinds a precedent may be; default decisions."
+        default=None,
+        min_length=1,
+        description="Kinds a precedent may be (at least one); default decisions.",
     )
     as_of: UtcDatetime | None = Field(default=None, description="Valid time; default now.")
     known_at: UtcDatetime | None = Field(default=None, description="System time; default now.")

@@ -23,7 +23,9 @@ class RecallRequest(Strict):
 
     query: str = Field(min_length=1, description="What the agent needs context for.")
     limit: JsonInt = Field(default=10, ge=1, le=100, description="Max items returned, 1..100.")
-    kinds: list[Kind] | None = Field(default=None, description="Only these kinds.")
+    kinds: list[Kind] | None = Field(
+        default=None, min_length=1, description="Only these kinds (at least one); omit for all."
+    )
     as_of: UtcDatetime | None = Field(default=None, description="Valid time; default now.")
     known_at: UtcDatetime | None = Field(default=None, description="System time; default now.")
     explain: bool = Field(

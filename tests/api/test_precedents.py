@@ -100,6 +100,7 @@ def test_bad_requests(tenant: Tenant) -> None:
         {"situation": ""},
         {"situation": "x", "limit": 0},
         {"situation": "x", "kinds": ["observation"]},
+        {"situation": "x", "kinds": []},
         {"situation": "x", "known_at": "2024-01-01T00:00:00"},
         {"situation": "x", "extra": 1},
     ):
