@@ -4,7 +4,8 @@
 // :param namespace => 'default'
 // :param trace_id => 'trace-memory-id'
 // :param now => datetime()
-MATCH (t:ReasoningTrace {namespace: $namespace, memory_id: $trace_id})
+MATCH (t:Memory {namespace: $namespace, memory_id: $trace_id})
+WHERE t:ReasoningTrace
 OPTIONAL MATCH (t)-[:SERVED]->(task:Task)
 CALL (t) {
   OPTIONAL MATCH (t)-[:HAS_STEP]->(s:ReasoningStep)

@@ -5,7 +5,8 @@
 // :param trace_ids => ['trace-memory-id']
 // :param now => datetime()
 UNWIND $trace_ids AS trace_id
-MATCH (t:ReasoningTrace {namespace: $namespace, memory_id: trace_id})
+MATCH (t:Memory {namespace: $namespace, memory_id: trace_id})
+WHERE t:ReasoningTrace
 OPTIONAL MATCH (t)-[:SERVED]->(task:Task)
 CALL (t) {
   OPTIONAL MATCH (t)-[:HAS_STEP]->(s:ReasoningStep)

@@ -9,9 +9,10 @@
 // :param recognized => ['ingestion', 'maintenance', 'user']
 CYPHER 25
 // Neo4j 2026.09 fails a filtered SEARCH whose filter matches no indexed node, so the search
-// runs only when the namespace holds at least one current trace with a task embedding.
-OPTIONAL MATCH (probe:ReasoningTrace)
-WHERE probe.namespace = $namespace AND probe.kind = 'reasoning' AND probe.current = true AND probe.task_embedding IS NOT NULL
+// runs only when the namespace holds at least one current trace with a task embedding (the
+// probe seeks memory_namespace_kind, so other namespaces' traces are never scanned).
+OPTIONAL MATCH (probe:Memory)
+WHERE probe.namespace = $namespace AND probe.kind = 'reasoning' AND probe:ReasoningTrace AND probe.current = true AND probe.task_embedding IS NOT NULL
 WITH probe LIMIT 1
 CALL (probe) {
   WITH probe WHERE probe IS NOT NULL
