@@ -243,6 +243,13 @@ class Settings(BaseSettings):
         validation_alias="RATIONALE_RETRIEVAL_VECTOR_WEIGHT",
         description="Weight of the vector list's normalised score (weighted fusion).",
     )
+    retrieval_task_weight: float = Field(
+        default=0.8,
+        ge=0,
+        le=1,
+        validation_alias="RATIONALE_RETRIEVAL_TASK_WEIGHT",
+        description="Share of a reasoning trace's task match (its task similarity, normalised in the task index's list) in its fused score: max(fused, (1 - w) * fused + w * task); 0 = off (weighted fusion).",
+    )
     retrieval_neighbour_weight: float = Field(
         default=0.2,
         ge=0,

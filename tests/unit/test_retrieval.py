@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from service.domain.retrieval import fuse, lucene_query, quality_factor, rrf
 from service.domain.retrieval.candidates import namespace_query
+from service.domain.retrieval.fusion import task_blend
 from service.domain.retrieval.lexical import analyse, local_bm25
 from service.domain.retrieval.models import Fusion, Hit
 from service.domain.text.lexical import NAMESPACE_ALPHABET, namespace_token, search_text
@@ -147,3 +150,39 @@ def test_weighted_fusion_normalises_each_list_and_smooths_over_neighbours() -> N
     rrf_ranked = fuse(vector, fulltext, 10, 60, Fusion(method="rrf"))
     assert rrf_ranked[0].hit.uid == "b"
     assert [r.hit.uid for r in fuse(vector, fulltext, 10, 60)] == [r.hit.uid for r in rrf_ranked]
+
+
+def test_a_traces_task_match_counts_only_for_traces() -> None:
+    """`task_blend`: the trace whose task the query restates leads; nothing else moves."""
+
+    def hit(uid: str, score: float, kind: str = "reasoning", task: float | None = None) -> Hit:
+        return Hit(
+            uid=uid,
+            memory_id=uid,
+            kind=kind,
+            score=score,
+            quality_verdict="accepted" if kind == "reasoning" else None,
+            task_score=task,
+        )
+
+    # "steps" shares the query's words in its steps; "task" restates the query in its task.
+    vector = [
+        hit("steps", 0.80, task=0.70),
+        hit("task", 0.90, task=0.90),
+        hit("plain", 0.75),
+        hit("fact", 0.85, kind="fact", task=0.99),  # a task score on a non-trace is ignored
+    ]
+    fulltext = [hit("steps", 9.0), hit("fact", 4.0), hit("task", 1.0), hit("plain", 0.5)]
+    weights = Fusion(lexical_weight=0.6, vector_weight=0.4, neighbour_weight=0.0)
+    off = {r.hit.uid: r for r in fuse(vector, fulltext, 10, 60, replace(weights, task_weight=0))}
+    on = {r.hit.uid: r for r in fuse(vector, fulltext, 10, 60, replace(weights, task_weight=0.8))}
+    assert off["steps"].score > off["task"].score  # without it, the steps' words win
+    assert on["task"].score > on["steps"].score
+    assert on["task"].task_norm == 1.0 and on["task"].task_gain == pytest.approx(
+        on["task"].score - off["task"].score
+    )
+    # The blend never lowers a trace, and leaves every other kind and unmatched trace alone.
+    assert on["steps"].score == pytest.approx(max(off["steps"].score, 0.2 * off["steps"].score))
+    assert on["fact"].score == off["fact"].score and on["fact"].task_gain is None
+    assert on["plain"].score == off["plain"].score and on["plain"].task_similarity is None
+    assert task_blend(0.5, 0.0, 0.8) == 0.5 and task_blend(0.5, 1.0, 0.8) == pytest.approx(0.9)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 import unicodedata
+from dataclasses import replace
 
 from service import metrics
 from service.domain.models import Kind
@@ -221,7 +222,8 @@ class CandidateFinder:
         """Merge in the traces whose task is nearest the query (`memory_task_embedding`).
 
         A trace's vector score is the better of its whole text's and its task's similarity,
-        so a query restating a task finds the trace even when its steps say much more.
+        so a query restating a task finds the trace even when its steps say much more; the
+        task's similarity is kept apart as `task_score` (fusion weighs a trace's task match).
 
         Returns:
             The merged hits (best first) and what the filters hid, both lists.
@@ -233,9 +235,10 @@ class CandidateFinder:
         assert row is not None
         best = {h.uid: h for h in hits}
         for task_hit in (Hit.from_row(h) for h in row["hits"]):
-            known = best.get(task_hit.uid)
-            if known is None or task_hit.score > known.score:
-                best[task_hit.uid] = task_hit
+            known = best.get(task_hit.uid) or task_hit
+            best[task_hit.uid] = replace(
+                known, score=max(known.score, task_hit.score), task_score=task_hit.score
+            )
         hidden = [Unrecognized.from_row(u) for u in row["unrecognized"]]
         return _best_first(list(best.values())), unrecognized + hidden
 

@@ -70,9 +70,11 @@ def explanation(entry: Entry, words: list[str], fusion: Fusion) -> dict[str, Any
 
     Returns:
         `{fusion, fused, lexical: {bm25, normalised, contribution} | None, vector:
-        {similarity, normalised, contribution} | None, neighbours, matched_terms}`:
-        `matched_terms` are the query words whose analysed terms the memory's lexical field
-        holds; contributions are None under RRF (a rank share, not a score's).
+        {similarity, normalised, contribution} | None, task: {similarity, normalised,
+        contribution} | None, neighbours, matched_terms}`: `task` is a trace's task match
+        (its contribution is what `fusion.task_blend` added, None under RRF); `matched_terms`
+        are the query words whose analysed terms the memory's lexical field holds;
+        contributions are None under RRF (a rank share, not a score's).
     """
     ranked = entry.ranked
     weighted = fusion.method == "weighted"
@@ -93,6 +95,13 @@ def explanation(entry: Entry, words: list[str], fusion: Fusion) -> dict[str, Any
         "fused": ranked.score,
         "lexical": part(ranked.lexical, ranked.lexical_norm, fusion.lexical_weight, "bm25"),
         "vector": part(ranked.similarity, ranked.vector_norm, fusion.vector_weight, "similarity"),
+        "task": None
+        if ranked.task_similarity is None
+        else {
+            "similarity": ranked.task_similarity,
+            "normalised": ranked.task_norm,
+            "contribution": ranked.task_gain,
+        },
         "neighbours": ranked.neighbours,
         "matched_terms": matched,
     }

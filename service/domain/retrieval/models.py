@@ -23,6 +23,8 @@ class Fusion:
         vector_weight: weight of the vector list's normalised score.
         neighbour_weight: share of the mean fused score of a candidate's episode neighbours
             added to its own (0 = off).
+        task_weight: share of a reasoning trace's task match in its fused score, in [0, 1]
+            (`fusion.task_blend`; 0 = off).
         norm_depth: how many of each list's best take part in its min-max normalisation.
         rrf_k: the RRF constant, for `rrf`.
     """
@@ -31,6 +33,7 @@ class Fusion:
     lexical_weight: float = 0.6
     vector_weight: float = 0.4
     neighbour_weight: float = 0.2
+    task_weight: float = 0.8
     norm_depth: int = 100
     rrf_k: int = 60
 
@@ -70,6 +73,7 @@ class RetrievalConfig:
                 lexical_weight=settings.retrieval_lexical_weight,
                 vector_weight=settings.retrieval_vector_weight,
                 neighbour_weight=settings.retrieval_neighbour_weight,
+                task_weight=settings.retrieval_task_weight,
                 norm_depth=settings.retrieval_norm_depth,
                 rrf_k=settings.rrf_k,
             ),
@@ -153,6 +157,8 @@ class Hit:
         episode: the memory's episode, else None.
         position: its position in the episode, else None.
         text: the lexical field (`search_text`), fulltext candidates only.
+        task_score: a trace's task similarity from the task index (`memory_task_embedding`,
+            same scale as `score`), when that index found it, else None.
     """
 
     uid: str
@@ -164,6 +170,7 @@ class Hit:
     episode: str | None = None
     position: int | None = None
     text: str | None = None
+    task_score: float | None = None
 
     @classmethod
     def from_row(cls, row: Row) -> Hit:
@@ -178,6 +185,7 @@ class Hit:
             episode=row.get("episode"),
             position=row.get("position"),
             text=row.get("text"),
+            task_score=row.get("task_score"),
         )
 
 
@@ -218,6 +226,9 @@ class Ranked:
         lexical_norm: the BM25 score min-max normalised in its list (weighted fusion).
         vector_norm: the cosine score min-max normalised in its list (weighted fusion).
         neighbours: what episode neighbours added (weighted fusion), or None.
+        task_similarity: a trace's task similarity (`Hit.task_score`), or None.
+        task_norm: that similarity min-max normalised in the task list (weighted fusion).
+        task_gain: what the task match added to the fused score (`fusion.task_blend`), or None.
     """
 
     hit: Hit
@@ -228,6 +239,9 @@ class Ranked:
     lexical_norm: float | None = None
     vector_norm: float | None = None
     neighbours: float | None = None
+    task_similarity: float | None = None
+    task_norm: float | None = None
+    task_gain: float | None = None
 
 
 @dataclass(frozen=True)
