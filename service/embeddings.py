@@ -64,6 +64,9 @@ def resolve_model_path(name: str) -> Path:
     return folder
 
 
+#: A text shorter than this share of its group's longest starts a new model batch
+#: (`length_groups`).
+LENGTH_GROUP_RATIO = 0.5
 #: `mallopt` parameter number of `M_MMAP_THRESHOLD` in glibc's `malloc.h`.
 _M_MMAP_THRESHOLD = -3
 
@@ -92,6 +95,32 @@ def pin_mmap_threshold(nbytes: int) -> bool:
     mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
     mallopt.restype = ctypes.c_int
     return bool(mallopt(_M_MMAP_THRESHOLD, nbytes))
+
+
+def length_groups(texts: Sequence[str], ratio: float = LENGTH_GROUP_RATIO) -> list[list[int]]:
+    """Split texts into groups of similar length, so a batch pads short texts little.
+
+    A model batch pads every text to the longest one's tokens, and the padding costs as much
+    as real tokens: a trace write embeds its whole text (~200 tokens) with its task and its
+    decision (~20 each), and one batch of the three cost 2.3x two batches (402 vs 172 ms,
+    all-MiniLM-L6-v2, one torch thread, loaded machine). Texts are taken longest first (by
+    characters); a text shorter than `ratio` times its group's longest starts a new group.
+
+    Args:
+        texts: the texts of one model call.
+        ratio: in (0, 1]; a group's shortest text is at least this share of its longest.
+
+    Returns:
+        The groups as lists of indices into `texts`, longest group first; every index once.
+    """
+    order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+    groups: list[list[int]] = []
+    for i in order:
+        if groups and len(texts[i]) >= ratio * len(texts[groups[-1][0]]):
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    return groups
 
 
 class SentenceTransformerEmbedder:
@@ -197,13 +226,20 @@ class SentenceTransformerEmbedder:
         return item.result()
 
     def _run(self, texts: list[str]) -> list[list[float]]:
+        out: list[list[float]] = [[] for _ in texts]
         try:
-            vectors = self._model.encode(
-                texts, batch_size=64, normalize_embeddings=True, show_progress_bar=False
-            )
+            for group in length_groups(texts):
+                vectors = self._model.encode(
+                    [texts[i] for i in group],
+                    batch_size=64,
+                    normalize_embeddings=True,
+                    show_progress_bar=False,
+                )
+                for i, v in zip(group, vectors, strict=True):
+                    out[i] = [float(x) for x in v]
         except Exception as exc:
             raise EmbeddingError(f"encoding failed: {exc}") from exc
-        return [[float(x) for x in v] for v in vectors]
+        return out
 
 
 class _Pending:

