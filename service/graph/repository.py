@@ -22,7 +22,7 @@ version, sees that it is stale).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any, TypeVar
@@ -30,6 +30,7 @@ from typing import Any, TypeVar
 import neo4j
 from neo4j import Driver, ManagedTransaction, Query, RoutingControl
 from neo4j.time import Date, DateTime, Duration, Time
+from neo4j.vector import Vector
 
 from service import metrics
 from service.errors import ConflictError, GraphUnavailableError, RationaleError
@@ -44,12 +45,18 @@ T = TypeVar("T")
 Row = dict[str, Any]
 
 
+#: Value types `to_native` returns as they are (exact types: no subclass of these is temporal).
+_PLAIN = frozenset({str, int, float, bool, type(None), bytes})
+
+
 def to_native(value: Any) -> Any:
     """Convert Neo4j temporal values (also inside lists and maps) to Python ones.
 
     A zoned `DATETIME` comes back as a `datetime` with `tzinfo=datetime.UTC`, whatever its
     stored zone (see the module docstring); dates, local times and durations as they are.
     """
+    if type(value) in _PLAIN:  # most values: one set look-up instead of five isinstance
+        return value
     if isinstance(value, DateTime):
         native = value.to_native()
         if native.tzinfo is not None:
@@ -84,6 +91,16 @@ def to_graph(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: to_graph(v) for k, v in value.items()}
     return value
+
+
+def packed_vector(values: Sequence[float]) -> Vector:
+    """Return `values` as one packed FLOAT64 vector parameter (Cypher `VECTOR`).
+
+    Bolt then sends the 384 floats of an embedding as one byte string instead of 384 packed
+    values (the driver packs those one by one in Python); `SEARCH ... FOR` and
+    `vector.similarity.cosine` take it as they take the list, with the same scores.
+    """
+    return Vector.from_native(values, "f64")
 
 
 def graph_params(params: Mapping[str, Any]) -> dict[str, Any]:

@@ -545,6 +545,23 @@ def test_recall_as_of_and_known_at(tenant: Tenant) -> None:
     assert recall(tenant, "on-call rotation", as_of="2023-06-01T00:00:00Z") == []
 
 
+def test_recalled_periods_equal_the_stored_ones(tenant: Tenant) -> None:
+    """Recall reads period bounds back as text (`retrieval/list_hits`): the same instants as GET."""
+    m = memory(
+        tenant,
+        "The lunar landing checklist was signed off",
+        kind="fact",
+        valid_from="1969-07-20T20:17:40.123456Z",
+        valid_to="2031-01-01T00:00:00+02:00",
+    )
+    [item] = recall(tenant, "lunar landing checklist")
+    stored = tenant.get(f"/v1/memories/{m['memory_id']}").json()
+    for field in ("valid_from", "valid_to", "system_from", "system_to"):
+        assert item[field] == stored[field] == m[field]
+    assert item["valid_from"] == "1969-07-20T20:17:40.123456Z"
+    assert item["valid_to"] == "2030-12-31T22:00:00Z"
+
+
 # -- search -------------------------------------------------------------------------------------
 
 

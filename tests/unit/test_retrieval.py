@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import UTC, datetime
 
 import pytest
 
@@ -11,6 +12,7 @@ from service.domain.retrieval.candidates import namespace_query
 from service.domain.retrieval.fusion import task_blend
 from service.domain.retrieval.lexical import analyse, local_bm25
 from service.domain.retrieval.models import Fusion, Hit
+from service.domain.retrieval.recall import with_instants
 from service.domain.text.lexical import NAMESPACE_ALPHABET, namespace_token, search_text
 
 
@@ -186,3 +188,22 @@ def test_a_traces_task_match_counts_only_for_traces() -> None:
     assert on["fact"].score == off["fact"].score and on["fact"].task_gain is None
     assert on["plain"].score == off["plain"].score and on["plain"].task_similarity is None
     assert task_blend(0.5, 0.0, 0.8) == 0.5 and task_blend(0.5, 1.0, 0.8) == pytest.approx(0.9)
+
+
+def test_with_instants_parses_the_period_bounds_like_the_driver() -> None:
+    props = with_instants(
+        {
+            "valid_from": "1969-12-31T23:59:59.5Z",
+            "system_from": "2025-09-21T08:00:00.123456789Z",
+            "valid_to": None,
+            "system_to": "not a time",
+            "content": "2025-09-21T08:00:00Z",
+        }
+    )
+    assert props["valid_from"] == datetime(1969, 12, 31, 23, 59, 59, 500000, tzinfo=UTC)
+    assert props["valid_from"].tzinfo is UTC
+    # Nanoseconds are truncated to microseconds, as `neo4j.time.DateTime.to_native` does.
+    assert props["system_from"] == datetime(2025, 9, 21, 8, 0, 0, 123456, tzinfo=UTC)
+    assert props["valid_to"] is None
+    assert props["system_to"] == "not a time"
+    assert props["content"] == "2025-09-21T08:00:00Z"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 import unicodedata
+from collections.abc import Callable
 from dataclasses import replace
 
 from service import metrics
@@ -21,7 +22,7 @@ from service.domain.retrieval.models import (
 from service.domain.text.lexical import SEARCH_NS_FIELD, SEARCH_TEXT_FIELD, namespace_token
 from service.domain.text.lexicon import QUERY_STOPWORDS
 from service.graph.query_names import QueryName
-from service.graph.repository import Tx
+from service.graph.repository import Tx, packed_vector
 
 # The package's name, as before the split: log configuration and tests filter on it.
 log = logging.getLogger("service.domain.retrieval")
@@ -119,6 +120,27 @@ def _best_first(hits: list[Hit]) -> list[Hit]:
     return sorted(hits, key=lambda h: (-h.score, h.uid))
 
 
+def _with_tasks(
+    hits: list[Hit], unrecognized: list[Unrecognized], tasks: Candidates
+) -> tuple[list[Hit], list[Unrecognized]]:
+    """Merge in the traces whose task is nearest the query (`CandidateFinder.tasks`).
+
+    A trace's vector score is the better of its whole text's and its task's similarity,
+    so a query restating a task finds the trace even when its steps say much more; the
+    task's similarity is kept apart as `task_score` (fusion weighs a trace's task match).
+
+    Returns:
+        The merged hits (best first) and what the filters hid, both lists.
+    """
+    best = {h.uid: h for h in hits}
+    for task_hit in tasks.hits:
+        known = best.get(task_hit.uid) or task_hit
+        best[task_hit.uid] = replace(
+            known, score=max(known.score, task_hit.score), task_score=task_hit.score
+        )
+    return _best_first(list(best.values())), unrecognized + tasks.unrecognized
+
+
 class CandidateFinder:
     """Collects the caller's visible candidates, restricted to its namespace in each index (DESIGN §7).
 
@@ -138,8 +160,22 @@ class CandidateFinder:
         self._seen: set[str] = set()
         self._seen_lock = threading.Lock()
 
+    def asks_tasks(self, query: RetrievalQuery) -> bool:
+        """Return True when `vector` merges in the task index's traces for this query.
+
+        A read of current versions (no `known_at`, no superseded versions) whose kinds
+        include traces.
+        """
+        historical = query.known_at is not None or query.include_superseded
+        return not historical and Kind.REASONING in (query.kinds or ALL_KINDS)
+
     def vector(
-        self, tx: Tx, namespace: str, query: RetrievalQuery, embedding: list[float]
+        self,
+        tx: Tx,
+        namespace: str,
+        query: RetrievalQuery,
+        embedding: list[float],
+        tasks: Callable[[], Candidates] | None = None,
     ) -> Candidates:
         """Return the namespace's nearest visible memories from the filtered vector index.
 
@@ -149,7 +185,7 @@ class CandidateFinder:
         the candidate list, and no `k` is doubled. A read at `known_at` or with superseded
         versions searches every version of the namespace (`retrieval/search_vector_history`)
         and filters system time after. A read of current versions that may return traces also
-        asks the task index (`_with_tasks`). Valid time and visibility are filtered after `SEARCH`;
+        asks the task index (`tasks`, merged by `_with_tasks`). Valid time and visibility are filtered after `SEARCH`;
         when they leave fewer than `limit` hits while the index had more to give (it returned a
         full `depth`), an exact cosine scan of the namespace's visible memories
         (`retrieval/search_namespace_exact`) takes its place, so a result is never short while
@@ -160,6 +196,9 @@ class CandidateFinder:
             namespace: the caller's namespace.
             query: the validated query.
             embedding: list[float], len == settings.embedding_dim, L2-normalised.
+            tasks: gives the task index's candidates when they were asked for elsewhere
+                (recall asks them on another thread, beside this query); None: `vector`
+                asks them itself when `asks_tasks(query)`.
 
         Returns:
             The candidates, best first by the index's cosine score in [0, 1].
@@ -171,7 +210,7 @@ class CandidateFinder:
             "namespace": namespace,
             "kinds": kinds,
             "k": depth,
-            "embedding": embedding,
+            "embedding": packed_vector(embedding),
             "as_of": query.as_of,
             "origins": query.origins,
             "recognized": self.policy.recognized(),
@@ -190,15 +229,14 @@ class CandidateFinder:
             rounds=1,
             k=depth,
         )
-        if not historical and Kind.REASONING in kinds:
-            found.hits, found.unrecognized = self._with_tasks(
-                tx, params, found.hits, found.unrecognized
-            )
+        if self.asks_tasks(query):
+            traces = tasks() if tasks is not None else self.tasks(tx, namespace, query, embedding)
+            found.hits, found.unrecognized = _with_tasks(found.hits, found.unrecognized, traces)
         if len(found.hits) < query.limit and row["fetched"] >= depth:
             # The filters after SEARCH hid most of a full page: rank the namespace exactly.
             rows = tx.run(
                 QueryName.RETRIEVAL_SEARCH_NAMESPACE_EXACT,
-                {**query.filters(namespace), "embedding": embedding, "k": depth},
+                {**query.filters(namespace), "embedding": params["embedding"], "k": depth},
             )
             found.hits = [Hit.from_row(r) for r in rows]
             found.rounds += 1
@@ -212,35 +250,39 @@ class CandidateFinder:
         )
         return found
 
-    def _with_tasks(
-        self,
-        tx: Tx,
-        params: dict[str, object],
-        hits: list[Hit],
-        unrecognized: list[Unrecognized],
-    ) -> tuple[list[Hit], list[Unrecognized]]:
-        """Merge in the traces whose task is nearest the query (`memory_task_embedding`).
+    def tasks(
+        self, tx: Tx, namespace: str, query: RetrievalQuery, embedding: list[float]
+    ) -> Candidates:
+        """Return the namespace's current traces whose task is nearest the query (`memory_task_embedding`).
 
-        A trace's vector score is the better of its whole text's and its task's similarity,
-        so a query restating a task finds the trace even when its steps say much more; the
-        task's similarity is kept apart as `task_score` (fusion weighs a trace's task match).
+        Args:
+            tx: a read transaction.
+            namespace: the caller's namespace.
+            query: the validated query (its `as_of` and `origins` filter).
+            embedding: the query's embedding.
 
         Returns:
-            The merged hits (best first) and what the filters hid, both lists.
+            Up to `TASK_DEPTH` visible traces scored by the cosine of their task, and what the
+            filters hid.
         """
-        task_params = {k: v for k, v in params.items() if k not in ("kinds", "k")} | {
-            "k": TASK_DEPTH
-        }
-        row = tx.one(QueryName.RETRIEVAL_SEARCH_TASK_IN_NAMESPACE, task_params)
+        row = tx.one(
+            QueryName.RETRIEVAL_SEARCH_TASK_IN_NAMESPACE,
+            {
+                "namespace": namespace,
+                "embedding": packed_vector(embedding),
+                "as_of": query.as_of,
+                "origins": query.origins,
+                "recognized": self.policy.recognized(),
+                "k": TASK_DEPTH,
+            },
+        )
         assert row is not None
-        best = {h.uid: h for h in hits}
-        for task_hit in (Hit.from_row(h) for h in row["hits"]):
-            known = best.get(task_hit.uid) or task_hit
-            best[task_hit.uid] = replace(
-                known, score=max(known.score, task_hit.score), task_score=task_hit.score
-            )
-        hidden = [Unrecognized.from_row(u) for u in row["unrecognized"]]
-        return _best_first(list(best.values())), unrecognized + hidden
+        return Candidates(
+            hits=[Hit.from_row(h) for h in row["hits"]],
+            unrecognized=[Unrecognized.from_row(u) for u in row["unrecognized"]],
+            rounds=1,
+            k=TASK_DEPTH,
+        )
 
     def fulltext(
         self, tx: Tx, namespace: str, query: RetrievalQuery, lucene: str | None

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from datetime import datetime
+from typing import Any
 
 from service import metrics
 from service.domain.memories import Memory, memory_public, utcnow
@@ -20,6 +23,7 @@ from service.domain.retrieval.explain import (
 from service.domain.retrieval.fusion import fuse
 from service.domain.retrieval.grouping import Entry, group
 from service.domain.retrieval.models import (
+    Candidates,
     Ranked,
     RetrievalConfig,
     RetrievalItem,
@@ -39,14 +43,43 @@ from service.graph.repository import Graph, Tx
 POOL_FACTOR = 2
 POOL_MIN = 20
 POOL_MAX = 300
+#: Period bounds `retrieval/list_hits` sends as UTC ISO-8601 text (the driver's own DateTime
+#: hydration, pure Python, cost ~0.1 ms a value: most of that query's time).
+PERIOD_FIELDS = ("valid_from", "valid_to", "system_from", "system_to")
+#: Threads that run the fulltext and task-index sides of concurrent recalls (see `_answer`).
+LEXICAL_WORKERS = 16
+
+
+def with_instants(props: dict[str, Any]) -> dict[str, Any]:
+    """Return a `retrieval/list_hits` memory map with its period bounds parsed back to datetimes.
+
+    Args:
+        props: the `memory` column; each of `PERIOD_FIELDS` is UTC ISO-8601 text, None, or
+            (not a zoned datetime in the store) whatever the driver gave.
+
+    Returns:
+        `props`, each ISO text bound replaced by its timezone-aware UTC `datetime`
+        (microseconds, truncated like the driver's `to_native`).
+    """
+    for name in PERIOD_FIELDS:
+        value = props.get(name)
+        if isinstance(value, str):
+            try:
+                props[name] = datetime.fromisoformat(value)
+            except ValueError:
+                continue
+    return props
 
 
 class RetrievalService:
     """Recall and search over the hybrid (vector + fulltext) index, origin-aware (DESIGN §7).
 
-    A query is checked (`clean_text`) and embedded; candidates come from both global indexes,
-    filtered and over-fetched (`CandidateFinder`); they are fused by quality-weighted RRF
-    (`fuse`); the top `limit` are read back in the same transaction (`_items`).
+    A query is checked (`clean_text`); its fulltext candidates are asked for (own read
+    transaction, on a worker thread) while it is embedded, so the lexical side costs nothing
+    beside the encode (the model releases the GIL); then the task index (worker thread) and
+    the vector index (`CandidateFinder`) are asked at once, and one read transaction fuses
+    both lists (`fuse`), reads the top back (`_entries`, one query per chunk) and hydrates
+    every trace item in one query (`_items`).
 
     Args:
         graph: the query runner.
@@ -63,6 +96,7 @@ class RetrievalService:
         self.policy = policy
         self.config = config
         self.candidates = CandidateFinder(config, policy)
+        self._lexical = ThreadPoolExecutor(LEXICAL_WORKERS, thread_name_prefix="recall-fulltext")
 
     # -- use cases --------------------------------------------------------------------------
 
@@ -141,9 +175,21 @@ class RetrievalService:
     def _answer(self, namespace: str, query: RetrievalQuery, read: Read) -> RetrievalResult:
         if not query.origins:
             return RetrievalResult()
+        lucene = lucene_query(query.text)
+        lexical: Future[Candidates] | None = None
+        if lucene is not None:
+            # The fulltext side needs no embedding: it runs while the query is encoded.
+            lexical = self._lexical.submit(
+                self.graph.read, lambda tx: self.candidates.fulltext(tx, namespace, query, lucene)
+            )
         with metrics.recall_stage(read, "embed"):
             embedding = self.embedder.encode([query.text])[0]
-        lucene = lucene_query(query.text)
+        tasks: Future[Candidates] | None = None
+        if self.candidates.asks_tasks(query):
+            # The task index is asked beside the vector index (two round trips at once).
+            tasks = self._lexical.submit(
+                self.graph.read, lambda tx: self.candidates.tasks(tx, namespace, query, embedding)
+            )
         # Fused candidates are read back a chunk at a time before grouping; collapsed
         # duplicates and traces grouped with their decision never leave the page short while
         # candidates remain (the next chunk is read).
@@ -151,8 +197,10 @@ class RetrievalService:
 
         def work(tx: Tx) -> tuple[list[RetrievalItem], list[Unrecognized]]:
             with metrics.recall_stage(read, "candidates"):
-                vector = self.candidates.vector(tx, namespace, query, embedding)
-                fulltext = self.candidates.fulltext(tx, namespace, query, lucene)
+                vector = self.candidates.vector(
+                    tx, namespace, query, embedding, tasks.result if tasks is not None else None
+                )
+                fulltext = lexical.result() if lexical is not None else Candidates()
             with metrics.recall_stage(read, "fuse"):
                 ranked = fuse(
                     vector.hits, fulltext.hits, POOL_MAX, self.config.rrf_k, self.config.fusion
@@ -195,7 +243,7 @@ class RetrievalService:
             entries.append(
                 Entry(
                     ranked=fused,
-                    memory=MemoryRecord.from_props(row["memory"]),
+                    memory=MemoryRecord.from_props(with_instants(row["memory"])),
                     has_reasoning=bool(row["has_reasoning"]),
                     produced=tuple(row["produced"] or ()),
                 )
