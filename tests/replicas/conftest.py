@@ -42,7 +42,7 @@ class Replica:
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.log_path = Path(tempfile.gettempdir()) / f"rationale-{name}-{self.port}.log"
-        grants = {key: {"namespace": ns, "name": f"replica-{name}"} for key, ns in keys.items()}
+        grants = {key: {"namespace": ns, "name": "replica"} for key, ns in keys.items()}
         self.env = {
             **os.environ,
             "RATIONALE_ENV": "test",
@@ -120,11 +120,13 @@ class Replica:
 
 @dataclass
 class Cluster:
-    """The namespace, its key, and the replicas a test started (stopped at teardown)."""
+    """The namespace and its key, a reference namespace, and the replicas a test started (stopped at teardown)."""
 
     namespace: str
     key: str
     driver: Driver
+    ref_namespace: str = field(default_factory=lambda: f"test_{uuid.uuid4().hex[:16]}")
+    ref_key: str = field(default_factory=lambda: f"k-{uuid.uuid4().hex}")
     replicas: list[Replica] = field(default_factory=list)
     leases: list[str] = field(default_factory=list)
 
@@ -133,9 +135,14 @@ class Cluster:
         """The namespace's bearer header."""
         return {"Authorization": f"Bearer {self.key}"}
 
+    @property
+    def ref_headers(self) -> dict[str, str]:
+        """The reference namespace's bearer header (a second tenant for comparisons)."""
+        return {"Authorization": f"Bearer {self.ref_key}"}
+
     def replica(self, name: str, **env: str) -> Replica:
         """Create (not start) a replica for this namespace with extra settings."""
-        r = Replica(name, {self.key: self.namespace}, env)
+        r = Replica(name, {self.key: self.namespace, self.ref_key: self.ref_namespace}, env)
         self.replicas.append(r)
         return r
 
@@ -162,8 +169,9 @@ def cluster(neo4j_driver: Driver) -> Iterator[Cluster]:
         for r in c.replicas:
             r.stop()
         with neo4j_driver.session() as session:
-            session.run(
-                "MATCH (n {namespace: $ns}) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 1000 ROWS",
-                ns=c.namespace,
-            ).consume()
+            for ns in (c.namespace, c.ref_namespace):
+                session.run(
+                    "MATCH (n {namespace: $ns}) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 1000 ROWS",
+                    ns=ns,
+                ).consume()
             session.run("MATCH (l:Lease) WHERE l.name IN $names DELETE l", names=c.leases).consume()
