@@ -317,7 +317,10 @@ class Graph(Runner):
             return work(Tx(self, tx))
 
         def attempt() -> T:
-            with self.driver.session(database=self.database) as session:
+            # The bookmarks `execute_query` keeps: on a cluster, a read routed to a follower
+            # waits for this process's earlier writes (single-query and unit-of-work alike).
+            bookmarks = self.driver.execute_query_bookmark_manager
+            with self.driver.session(database=self.database, bookmark_manager=bookmarks) as session:
                 if write:
                     return session.execute_write(body)
                 return session.execute_read(body)
