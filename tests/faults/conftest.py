@@ -1,8 +1,9 @@
 """A second Neo4j that these tests own (never the shared one on 7687), and a service bound to it.
 
-The server lives in `.neo4j-faults/` (git-ignored; jars fetched once) on Bolt 7690 / HTTP 7477
-and is driven only through `scripts/neo4j` with `NEO4J_HOME_DIR`; the session fixture always
-stops it, also when a test fails.
+The server lives in this tree's `.neo4j-faults/` (git-ignored; jars fetched once) on a free Bolt
+and HTTP port chosen per session (so two worktrees running these tests do not meet on one
+server), and is driven only through `scripts/neo4j` with `NEO4J_HOME_DIR`; the session fixture
+always stops it, also when a test fails.
 """
 
 from __future__ import annotations
@@ -17,17 +18,18 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from neo4j import GraphDatabase
+from neo4j import Driver, GraphDatabase
 
+from bench.service_process import free_port
 from service.embeddings import FakeEmbedder
 from service.main import create_app
-from service.settings import ApiKey
+from service.settings import ApiKey, Settings
 from tests.conftest import make_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 FAULTS_HOME = ROOT / ".neo4j-faults"
-FAULTS_URI = "bolt://127.0.0.1:7690"
-FAULTS_HTTP_PORT = "7477"
+FAULTS_BOLT_PORT, FAULTS_HTTP_PORT = (str(free_port()) for _ in range(2))
+FAULTS_URI = f"bolt://127.0.0.1:{FAULTS_BOLT_PORT}"
 SHARED_BOLT_PORT = "7687"
 
 
@@ -64,7 +66,9 @@ class FaultServer:
     def start(self) -> float:
         """Start the server and wait until it accepts the credentials; return that moment."""
         out = self._script("start", 300)
-        assert "not started by scripts/neo4j" not in out, f"port 7690 is someone else's:\n{out}"
+        assert "not started by scripts/neo4j" not in out, (
+            f"port {FAULTS_BOLT_PORT} is someone else's:\n{out}"
+        )
         assert self.pid() is not None, out
         return time.monotonic()
 
@@ -111,24 +115,42 @@ class Bound:
     server: FaultServer
     namespace: str
     key: str
+    ref_namespace: str
+    ref_key: str
+    settings: Settings
 
     @property
     def headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.key}"}
 
+    @property
+    def ref_headers(self) -> dict[str, str]:
+        """The key of a second namespace (a reference written without a fault)."""
+        return {"Authorization": f"Bearer {self.ref_key}"}
+
+    def driver(self) -> Driver:
+        """A driver on the fault server (the caller closes it)."""
+        return GraphDatabase.driver(
+            self.server.uri,
+            auth=(self.settings.neo4j_username, self.settings.neo4j_password.get_secret_value()),
+        )
+
 
 @pytest.fixture
 def bound(fault_server: FaultServer) -> Iterator[Bound]:
-    namespace = f"test_{uuid.uuid4().hex[:16]}"
-    key = f"k-{uuid.uuid4().hex}"
+    namespace, ref_namespace = (f"test_{uuid.uuid4().hex[:16]}" for _ in range(2))
+    key, ref_key = (f"k-{uuid.uuid4().hex}" for _ in range(2))
     settings = make_settings(
         NEO4J_URI=fault_server.uri,
-        RATIONALE_API_KEYS={key: ApiKey(namespace=namespace, name="faults").model_dump()},
+        RATIONALE_API_KEYS={
+            key: ApiKey(namespace=namespace, name="faults").model_dump(),
+            ref_key: ApiKey(namespace=ref_namespace, name="faults").model_dump(),
+        },
     )
     app = create_app(settings, embedder=FakeEmbedder(384))
     try:
         with TestClient(app) as client:
-            yield Bound(client, fault_server, namespace, key)
+            yield Bound(client, fault_server, namespace, key, ref_namespace, ref_key, settings)
     finally:
         if fault_server.pid() is None:
             fault_server.start()
@@ -137,4 +159,5 @@ def bound(fault_server: FaultServer) -> Iterator[Bound]:
             auth=(settings.neo4j_username, settings.neo4j_password.get_secret_value()),
         )
         with driver:
-            driver.execute_query("MATCH (n {namespace: $ns}) DETACH DELETE n", ns=namespace)
+            for ns in (namespace, ref_namespace):
+                driver.execute_query("MATCH (n {namespace: $ns}) DETACH DELETE n", ns=ns)

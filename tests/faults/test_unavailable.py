@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from tests.faults.conftest import Bound
+from tests.faults.conftest import FAULTS_BOLT_PORT, Bound
 
 FAIL_FAST_S = 2.0
 READYZ_S = 1.0
@@ -49,7 +49,7 @@ def assert_unavailable(a: Answer, what: str) -> None:
     assert a.response.headers.get("Retry-After", "").isdigit(), a.response.headers
     body = a.response.json()
     assert body["code"] == "graph.unavailable", body
-    for secret in ("7690", "127.0.0.1", "localhost", "bolt://"):
+    for secret in (FAULTS_BOLT_PORT, "127.0.0.1", "localhost", "bolt://"):
         assert secret not in a.response.text, f"{what}: the detail names {secret}: {body}"
 
 
