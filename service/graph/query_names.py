@@ -21,6 +21,7 @@ class QueryName(StrEnum):
     IDEMPOTENCY_GET_RECORD = "idempotency/get_record"
     IDEMPOTENCY_RELEASE_CLAIM = "idempotency/release_claim"
     IDEMPOTENCY_TAKE_OVER_CLAIM = "idempotency/take_over_claim"
+    INGEST_CLAIM_UNIT = "ingest/claim_unit"
     INGEST_CREATE_SOURCE = "ingest/create_source"
     INGEST_GET_SOURCE = "ingest/get_source"
     INGEST_LINK_ADR_AMENDS = "ingest/link_adr_amends"

@@ -94,8 +94,10 @@ class IngestionService:
         creates nothing; re-ingesting a partial one retries exactly its failed units. After each
         attempt the source gets `status` `complete` (every unit ok or refused) or `partial`
         (`units_failed` lists the keys), `attempts`, `last_attempt_at` and `completed_at`.
-        Two *concurrent* first ingests of the same content may both create a source (there is no
-        uniqueness constraint on `(namespace, sha256)`); reads then use the oldest.
+        Concurrent ingests of the same content meet on one source (a uniqueness constraint on
+        `(namespace, sha256)`; only one reports `new: true`), and each unit's transaction first
+        locks the source and reads what is recorded from that unit: a unit another ingest wrote
+        meanwhile is read back, not written again.
 
     Args:
         graph: the query runner.
@@ -175,11 +177,18 @@ class IngestionService:
                 exc.message, extra={"format": fmt, "source_name": source_name}
             ) from exc
 
-        new = source is None
-        if source is None:
-            source = create_source(
+        if source is not None:
+            new = False
+        else:
+            created = create_source(
                 self.graph, writer, source_name, resolved, sha256, len(raw), len(units)
             )
+            new = created is not None
+            # Else a concurrent first ingest created it: carry on as a re-ingest of its source.
+            source = created or self.graph.one(
+                QueryName.INGEST_GET_SOURCE, {"namespace": namespace, "sha256": sha256}
+            )
+            assert source is not None
         source_uid: str = source["uid"]
         done = {} if new else recorded_units(self.graph, namespace, source_uid)
         gate = self.settings.ingestion_quality_policy == "refuse"

@@ -25,8 +25,11 @@ def create_source(
     sha256: str,
     size_bytes: int,
     unit_count: int,
-) -> Row:
+) -> Row | None:
     """Create the `:Source` of a document seen for the first time (`status = in_progress`).
+
+    The `(namespace, sha256)` constraint makes concurrent first ingests of one document meet on
+    one node: only one of them creates it.
 
     Args:
         graph: the query runner.
@@ -38,7 +41,8 @@ def create_source(
         unit_count: how many units the parser gave.
 
     Returns:
-        The source's properties with its `uid`.
+        The source's properties with its `uid`, or None when a concurrent ingest created the
+        source first (read it back with `ingest/get_source`).
     """
     now = utcnow()
     props = {
@@ -62,7 +66,7 @@ def create_source(
     }
     row = graph.one(QueryName.INGEST_CREATE_SOURCE, {"props": props})
     assert row is not None
-    return {**props, "uid": row["uid"]}
+    return props if row["created"] else None
 
 
 def recorded_units(graph: Graph, namespace: str, source_uid: str) -> dict[str, UnitOutcome]:
@@ -79,6 +83,18 @@ def recorded_units(graph: Graph, namespace: str, source_uid: str) -> dict[str, U
     rows = graph.run(
         QueryName.INGEST_LIST_SOURCE_MEMORIES, {"namespace": namespace, "source_uid": source_uid}
     )
+    return outcomes_from_rows(rows)
+
+
+def outcomes_from_rows(rows: Sequence[Row]) -> dict[str, UnitOutcome]:
+    """Group rows `{unit, memory_id, kind, quality_verdict, quality_score, quality_issues}`.
+
+    Args:
+        rows: one row per (unit, memory) recorded from a source, oldest memory first.
+
+    Returns:
+        `{unit key: outcome}` with status `ok`, the trace id and quality, and the memory ids.
+    """
     units: dict[str, UnitOutcome] = {}
     for r in rows:
         outcome = units.setdefault(

@@ -9,6 +9,7 @@ from typing import Any
 
 from service.domain.ingestion.outcomes import MaterialOutcome, material_outcomes
 from service.domain.ingestion.report import UnitOutcome, failed_outcome, printable
+from service.domain.ingestion.source import outcomes_from_rows
 from service.domain.ingestion.supersession import amend, supersede
 from service.domain.ingestion.units import CleanedUnit, PreparedUnit
 from service.domain.memories import MemoryService, Writer, encode_metadata, utcnow
@@ -120,6 +121,17 @@ class UnitWriter:
         now: datetime,
         stated: Sequence[tuple[MaterialOutcome, dict[str, Any]]] = (),
     ) -> UnitOutcome:
+        earlier = tx.run(
+            QueryName.INGEST_CLAIM_UNIT,
+            {
+                "namespace": writer.namespace,
+                "source_uid": source_uid,
+                "unit": unit.key,
+                "now": now,
+            },
+        )
+        if earlier:  # a concurrent ingest of the same source wrote this unit first
+            return outcomes_from_rows(earlier)[unit.key]
         outcome = UnitOutcome(key=unit.key, title=unit.title, status="ok")
         uids: list[str] = []
         resolve: dict[str, str] = {}
