@@ -216,13 +216,19 @@ def _pass(
     convs: list[Conversation],
     maps: dict[str, dict[str, str]],
     suffix: str,
-) -> tuple[dict[str, list[dict[str, float]]], dict[str, Any]]:
-    """Ask every conversation's questions through the service; per-question scores and facts."""
+) -> tuple[dict[str, list[dict[str, float]]], dict[str, Any], Ranking]:
+    """Ask every conversation's questions through the service.
+
+    Returns:
+        `(per-question scores by method, facts, the HTTP ranking of every question)`.
+    """
     per_q: dict[str, list[dict[str, float]]] = {HTTP + suffix: [], INPROC + suffix: []}
     ms: dict[str, list[float]] = {HTTP: [], INPROC: []}
+    top10: Ranking = []
     collapsed = disagree = 0
     for conv in convs:
         got = ask(services, http[conv.namespace], conv, maps[conv.id])
+        top10 += got["rankings"][HTTP]
         for name in (HTTP, INPROC):
             per_q[name + suffix] += scores(got["rankings"][name], conv.questions)
             ms[name] += got["ms"][name]
@@ -234,7 +240,7 @@ def _pass(
         "http_inproc_disagree": disagree,
         "loadavg": loadavg(),
     }
-    return per_q, facts
+    return per_q, facts, top10
 
 
 def evaluate(
@@ -253,7 +259,8 @@ def evaluate(
 
     Returns:
         `{conversations[], turns, questions, skipped, methods{name: {all, by_category}},
-        recall_latency_ms, passes{"": facts}, ingest[], loadavg_start}`.
+        recall_latency_ms (in-process), passes{"without filler": facts}, ingest[],
+        loadavg_start, _run}` (`_run`: what `evaluate_again` needs; drop it before recording).
     """
     start_load = loadavg()
     convs = conversations(limit)
@@ -275,7 +282,7 @@ def evaluate(
         for name, ranking in ranked.items():
             per_base.setdefault(name, []).extend(scores(ranking, conv.questions))
         questions += conv.questions
-    per_q, facts = _pass(services, http, convs, maps, "")
+    per_q, facts, top10 = _pass(services, http, convs, maps, "")
     methods = {name: aggregate(rows, questions) for name, rows in {**per_q, **per_base}.items()}
     quality = {
         "conversations": [c.id for c in convs],
@@ -287,7 +294,8 @@ def evaluate(
         "recall_latency_ms": facts["latency_ms"][INPROC],
         "passes": {"without filler": facts},
         "ingest": ingests,
-        "maps": maps,
+        # What the second pass needs (turn ids, the first answers); dropped before the record.
+        "_run": {"maps": maps, "top10": top10},
         "loadavg_start": start_load,
     }
     say(f"  LoCoMo without filler: {_line(methods[HTTP]['all'])} (load {facts['loadavg']})")
@@ -304,7 +312,8 @@ def evaluate_again(
     """Ask the same questions again now that filler tenants hold `others` memories.
 
     Adds the methods `<service method>, +<others/1000>k filler` to `quality["methods"]` and
-    `quality["tenant_independence"] = {others, delta{metric: with - without}, delta_inproc}`
+    `quality["tenant_independence"] = {others, delta{metric: with - without}, delta_inproc,
+    identical_top10}` (identical_top10: questions whose `POST /v1/recall` top 10 did not change)
     (the conversations' namespaces are unchanged; only the database around them grew).
 
     Returns:
@@ -312,7 +321,8 @@ def evaluate_again(
     """
     convs = [c for c in conversations(None) if c.id in set(quality["conversations"])]
     suffix = f", +{others // 1000}k filler"
-    per_q, facts = _pass(services, http, convs, quality["maps"], suffix)
+    per_q, facts, top10 = _pass(services, http, convs, quality["_run"]["maps"], suffix)
+    same = sum(a == b for a, b in zip(quality["_run"]["top10"], top10, strict=True))
     questions = [q for c in convs for q in c.questions]
     services_first = {n: m for n, m in quality["methods"].items() if n.startswith("service")}
     for name, rows in per_q.items():
@@ -328,11 +338,12 @@ def evaluate_again(
         "others": others,
         "delta": delta(HTTP),
         "delta_inproc": delta(INPROC),
+        "identical_top10": same,
         "recall_latency_ms": facts["latency_ms"][HTTP],
     }
     say(
         f"  LoCoMo with {others} filler memories: {_line(quality['methods'][HTTP + suffix]['all'])}"
-        f" (load {facts['loadavg']})"
+        f"; top 10 identical for {same} of {len(top10)} questions (load {facts['loadavg']})"
     )
     return quality
 
@@ -382,6 +393,10 @@ def summary_lines(quality: dict[str, Any]) -> list[str]:
                 f"with {ti['others']} filler memories - without, {label}: R@10 {d['r@10']:+.3f}, "
                 f"MRR {d['rr']:+.3f}, H@10 {d['hit@10']:+.3f}, R@5 {d['r@5']:+.3f}"
             )
+        lines.append(
+            f"top 10 of POST /v1/recall identical with and without the filler for "
+            f"{ti['identical_top10']} of {quality['questions']} questions"
+        )
     return lines
 
 
@@ -451,7 +466,7 @@ def main(
             tenancy.drop_filler(services, say)
     finally:
         services.close()
-    quality.pop("maps")
+    quality.pop("_run")
     console.print(table(quality))
     for line in summary_lines(quality):
         console.print(line)

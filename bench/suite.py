@@ -219,7 +219,7 @@ def run(profile: SuiteProfile) -> dict[str, Any]:
                 )
             )
     if quality:
-        quality.pop("maps", None)
+        quality.pop("_run", None)
         console.print(locomo_service.table(quality))
         for line in locomo_service.summary_lines(quality):
             console.print(line)
