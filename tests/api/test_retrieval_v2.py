@@ -371,3 +371,43 @@ def test_a_trace_is_found_by_its_task(tenant: Tenant, neo4j_driver: Driver) -> N
     trace_hit = next(h for h in found.hits if h.memory_id == trace_id)
     assert trace_hit.score == pytest.approx(by_task, abs=2e-3) or trace_hit.score > by_task
     assert ids(recall(tenant, text, limit=3))[0] == trace_id
+
+
+def test_the_trace_whose_task_the_query_restates_leads(tenant: Tenant) -> None:
+    """A trace's task match counts (`fusion.task_blend`): the query restates one trace's task in
+    other words, while other traces repeat the query's own words in their steps."""
+
+    def trace(task: str, steps: list[str]) -> str:
+        body = {
+            "task": task,
+            "steps": [{"kind": "observation", "content": s} for s in steps[:-1]]
+            + [{"kind": "conclusion", "content": steps[-1]}],
+        }
+        r = tenant.post("/v1/reasoning", json=body)
+        assert r.status_code == 201, r.text
+        return str(r.json()["trace_id"])
+
+    target = trace(
+        "Investigate why checkout latency spiked in production after a retry storm",
+        ["p99 rose from 180 ms to 2.4 s at 14:02", "p99 rose because the retries tripled the load"],
+    )
+    decoys = [
+        trace(
+            f"Find the root cause: checkout {event} in staging following a DNS change",
+            [
+                "checkout was slow on staging, not on prod; no flood of retries seen",
+                "checkout slow again; retries flat, so not a flood of retries",
+                f"checkout {event} because of the DNS change",
+            ],
+        )
+        for event in ("returned 500 errors", "dropped connections", "leaked file handles")
+    ]
+    query = "checkout got very slow on prod shortly after a flood of retries; what was behind it?"
+    items = recall(tenant, query, kinds=["reasoning"], limit=4, explain=True)
+    assert ids(items)[0] == target
+    assert set(ids(items)) == {target, *decoys}
+    lead = items[0]["explain"]
+    assert lead["task"]["normalised"] == 1.0 and lead["task"]["contribution"] > 0
+    # Each decoy shares more of the query's words than the target does.
+    words = {i["memory_id"]: len(i["explain"]["matched_terms"]) for i in items}
+    assert all(words[d] > words[target] for d in decoys)
