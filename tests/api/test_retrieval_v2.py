@@ -13,7 +13,8 @@ from neo4j import Driver
 from service.domain.memories import Writer, build_memory_row, utcnow
 from service.domain.retrieval import RetrievalRequest
 from service.domain.retrieval.candidates import lucene_query
-from service.domain.retrieval.models import RetrievalQuery
+from service.domain.retrieval.models import Hit, Ranked, RetrievalQuery
+from service.domain.retrieval.traces import trace_page
 from service.graph.schema import apply_schema
 from tests.conftest import Tenant
 from tests.factories import flaky_test_story, memory
@@ -411,3 +412,46 @@ def test_the_trace_whose_task_the_query_restates_leads(tenant: Tenant) -> None:
     # Each decoy shares more of the query's words than the target does.
     words = {i["memory_id"]: len(i["explain"]["matched_terms"]) for i in items}
     assert all(words[d] > words[target] for d in decoys)
+
+
+def test_a_page_of_traces_skips_candidates_gone_and_stays_full(tenant: Tenant) -> None:
+    """`trace_page`: a candidate whose trace is not there is skipped; the next fills the page."""
+    written = [
+        tenant.post(
+            "/v1/reasoning",
+            json={
+                "task": f"Why did export run {n} stall?",
+                "steps": [
+                    {"kind": "observation", "content": f"export run {n} stalled on a lock"},
+                    {"kind": "conclusion", "content": f"export run {n} stalled on the lock"},
+                ],
+            },
+        ).json()
+        for n in (1, 2)
+    ]
+    services = tenant.client.app.state.services  # type: ignore[attr-defined]
+    with services.graph.driver.session() as s:
+        uids = {
+            r["id"]: r["uid"]
+            for r in s.run(
+                "MATCH (t:ReasoningTrace {namespace: $ns}) RETURN t.memory_id AS id, t.uid AS uid",
+                ns=tenant.namespace,
+            )
+        }
+
+    def ranked(memory_id: str, uid: str) -> Ranked:
+        hit = Hit(uid=uid, memory_id=memory_id, kind="reasoning", score=0.5)
+        return Ranked(hit=hit, score=0.5, similarity=0.5, last=False)
+
+    first, second = (w["trace_id"] for w in written)
+    candidates = [
+        ranked("no-such-trace", "no-such-uid"),
+        ranked(first, "an-older-version"),
+        ranked(second, uids[second]),
+        ranked(first, uids[first]),
+    ]
+    entries, traces = services.graph.read(
+        lambda tx: trace_page(tx, tenant.namespace, candidates, 2, utcnow())
+    )
+    assert [e.memory.memory_id for e in entries] == [second, first]
+    assert set(traces) == {first, second} and len(traces[first].steps) == 2

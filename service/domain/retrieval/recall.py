@@ -32,10 +32,11 @@ from service.domain.retrieval.models import (
     RetrievalResult,
     Unrecognized,
 )
+from service.domain.retrieval.traces import only_traces, trace_page
 from service.domain.text import clean_text
 from service.embeddings import Embedder
 from service.graph.query_names import QueryName
-from service.graph.records import MemoryRecord
+from service.graph.records import MemoryRecord, TraceRecord
 from service.graph.repository import Graph, Tx
 
 #: Fused candidates read back per requested item in one chunk (at least `POOL_MIN`), and the
@@ -208,12 +209,19 @@ class RetrievalService:
             with metrics.recall_stage(read, "read_back"):
                 entries: list[Entry] = []
                 groups: list[Entry] = []
-                for start in range(0, len(ranked), chunk):
-                    entries += self._entries(tx, namespace, ranked[start : start + chunk])
-                    groups = group([e.fresh() for e in entries], self.config.duplicate_similarity)
-                    if len(groups) >= query.limit:
-                        break
-                items = self._items(tx, namespace, groups[: query.limit], query)
+                traces = None
+                if only_traces(query):
+                    # A page of traces: read back and hydrated in one query (`trace_page`).
+                    groups, traces = trace_page(tx, namespace, ranked, query.limit, utcnow())
+                else:
+                    for start in range(0, len(ranked), chunk):
+                        entries += self._entries(tx, namespace, ranked[start : start + chunk])
+                        groups = group(
+                            [e.fresh() for e in entries], self.config.duplicate_similarity
+                        )
+                        if len(groups) >= query.limit:
+                            break
+                items = self._items(tx, namespace, groups[: query.limit], query, traces)
             return items, vector.unrecognized + fulltext.unrecognized
 
         items, unrecognized = self.graph.read(work)
@@ -251,7 +259,12 @@ class RetrievalService:
         return entries
 
     def _items(
-        self, tx: Tx, namespace: str, groups: list[Entry], query: RetrievalQuery
+        self,
+        tx: Tx,
+        namespace: str,
+        groups: list[Entry],
+        query: RetrievalQuery,
+        traces: dict[str, TraceRecord] | None = None,
     ) -> list[RetrievalItem]:
         """Build the answer's items: memories with `has_reasoning`, traces whole.
 
@@ -259,14 +272,16 @@ class RetrievalService:
         rejected hypotheses marked); steps are never items. `has_reasoning` means a lineage-visible trace
         `PRODUCED` some version of the memory. A group's trace is summarised in `reasoning`,
         its near-duplicates in `duplicates`; `explain` (when asked) says why each matched.
+        `traces` are the page's traces when already read (`trace_page`).
         """
         words = query_words(lucene_query(query.text)) if query.explain else []
-        traces = read_traces(
-            tx,
-            namespace,
-            [e.memory.memory_id for e in groups if e.memory.kind == Kind.REASONING],
-            utcnow(),
-        )
+        if traces is None:
+            traces = read_traces(
+                tx,
+                namespace,
+                [e.memory.memory_id for e in groups if e.memory.kind == Kind.REASONING],
+                utcnow(),
+            )
         items = []
         for entry in groups:
             memory = entry.memory

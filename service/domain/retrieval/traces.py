@@ -1,0 +1,67 @@
+"""A page of traces only (`kinds: ["reasoning"]`): read back and hydrated whole in one query."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from service.domain.models import Kind
+from service.domain.reasoning import read_traces
+from service.domain.retrieval.grouping import Entry
+from service.domain.retrieval.models import Ranked, RetrievalQuery
+from service.graph.records import TraceRecord
+from service.graph.repository import Runner
+
+
+def only_traces(query: RetrievalQuery) -> bool:
+    """Return True when the query can return nothing but current traces.
+
+    Such a page needs no grouping read-back: traces never collapse as near-duplicates, and a
+    trace groups only with a memory it produced, which is not a candidate here.
+    """
+    return (
+        query.kinds == [Kind.REASONING] and query.known_at is None and not query.include_superseded
+    )
+
+
+def trace_page(
+    runner: Runner, namespace: str, ranked: list[Ranked], limit: int, now: datetime
+) -> tuple[list[Entry], dict[str, TraceRecord]]:
+    """Return the page's entries and their whole traces, best first, `limit` traces per query.
+
+    The traces of the best `limit` fused candidates are read whole (`read_traces`, one round
+    trip) and serve as their read-back too (`retrieval/list_hits` is not asked); a candidate
+    whose trace is gone, or whose version is no longer the one ranked, is skipped and the next
+    `limit` candidates are read, so the page is never short while candidates remain.
+
+    Args:
+        runner: the read transaction.
+        namespace: the caller's namespace.
+        ranked: the fused candidates, best first (reasoning traces only).
+        limit: the page size.
+        now: the instant cited memories' changes are judged at.
+
+    Returns:
+        At most `limit` entries (no grouping: `has_reasoning` False, `produced` the memory ids
+        each trace produced) and trace id -> trace for each of them.
+    """
+    entries: list[Entry] = []
+    traces: dict[str, TraceRecord] = {}
+    start = 0
+    while len(entries) < limit and start < len(ranked):
+        chunk = ranked[start : start + limit - len(entries)]
+        start += len(chunk)
+        found = read_traces(runner, namespace, [r.hit.memory_id for r in chunk], now)
+        for fused in chunk:
+            record = found.get(fused.hit.memory_id)
+            if record is None or record.trace.uid != fused.hit.uid:
+                continue
+            traces[record.trace.memory_id] = record
+            entries.append(
+                Entry(
+                    ranked=fused,
+                    memory=record.trace,
+                    has_reasoning=False,
+                    produced=tuple(p.memory_id for p in record.produced),
+                )
+            )
+    return entries, traces
