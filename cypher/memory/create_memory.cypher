@@ -13,7 +13,9 @@ CALL (m) {
   WITH prev ORDER BY prev.system_from DESC LIMIT 1
   RETURN prev.content AS previous
 }
-WITH m, [x IN [m.search_context, previous] WHERE x IS NOT NULL] AS context
+// A previous turn equal to the given context (sent as `context` by the client) counts once.
+WITH m, [x IN [m.search_context, CASE WHEN previous = m.search_context THEN null ELSE previous END]
+         WHERE x IS NOT NULL] AS context
 SET m.search_context = CASE WHEN size(context) = 0 THEN null
                             ELSE reduce(s = head(context), x IN tail(context) | s + '\n' + x) END
 SET m.search_text = CASE WHEN m.search_context IS NULL THEN m.content

@@ -40,6 +40,7 @@ class QueryName(StrEnum):
     MAINTENANCE_UPDATE_TRACE_PROPOSAL_KEY = "maintenance/update_trace_proposal_key"
     MEMORY_CREATE_MEMORIES = "memory/create_memories"
     MEMORY_CREATE_MEMORY = "memory/create_memory"
+    MEMORY_PREVIOUS_TURNS = "memory/previous_turns"
     MEMORY_CREATE_VERSION = "memory/create_version"
     MEMORY_FIND_EQUAL_MEMORIES = "memory/find_equal_memories"
     MEMORY_FIND_EQUAL_MEMORY = "memory/find_equal_memory"

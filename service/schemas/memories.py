@@ -70,8 +70,9 @@ class MemoryCreate(Strict):
     position: int | None = Field(
         default=None,
         ge=0,
-        description="Its 0-based place in `episode`; the memory at position - 1 is indexed "
-        "with it as context for lexical search.",
+        description="Its 0-based place in `episode`; the memory at position - 1 (in the "
+        "store or, in a batch, an item of the same batch) is indexed with it as context for "
+        "lexical search, once even when also sent as `context`.",
         examples=[3],
     )
     context: str | None = Field(

@@ -82,6 +82,52 @@ def test_a_turn_is_indexed_with_the_turn_before_it(tenant: Tenant, neo4j_driver:
     assert (got["episode"], got["position"]) == ("conv-1", 1)
 
 
+def test_a_batch_indexes_each_turn_with_the_turn_before_it(
+    tenant: Tenant, neo4j_driver: Driver
+) -> None:
+    """In a batch the previous turn comes from the batch or, failing that, from the store."""
+    stored = memory(tenant, TURNS[0], episode="conv-b", position=0)
+    items = [
+        {"kind": "observation", "content": TURNS[2], "episode": "conv-b", "position": 2},
+        {"kind": "observation", "content": TURNS[1], "episode": "conv-b", "position": 1},
+        # Sent as context too: it counts once.
+        {
+            "kind": "observation",
+            "content": "Caroline: Pixel is a greyhound.",
+            "episode": "conv-c",
+            "position": 1,
+            "context": "Melanie: What breed is Pixel?",
+        },
+        {
+            "kind": "observation",
+            "content": "Melanie: What breed is Pixel?",
+            "episode": "conv-c",
+            "position": 0,
+        },
+    ]
+    r = tenant.post("/v1/memories/batch", json={"items": items})
+    assert r.status_code == 201, r.text
+    written = [i["memory"]["memory_id"] for i in r.json()["items"]]
+    assert node(neo4j_driver, written[0])["search_text"] == f"{TURNS[1]}\n{TURNS[2]}"
+    assert node(neo4j_driver, written[1])["search_text"] == f"{TURNS[0]}\n{TURNS[1]}"
+    assert node(neo4j_driver, written[2])["search_text"] == (
+        "Melanie: What breed is Pixel?\nCaroline: Pixel is a greyhound."
+    )
+    assert node(neo4j_driver, written[3])["search_text"] == "Melanie: What breed is Pixel?"
+    assert node(neo4j_driver, stored["memory_id"])["search_text"] == TURNS[0]
+    # One by one, a previous turn sent as context counts once too.
+    again = memory(
+        tenant,
+        "Caroline: he is four.",
+        episode="conv-c",
+        position=2,
+        context="Caroline: Pixel is a greyhound.",
+    )
+    assert node(neo4j_driver, again["memory_id"])["search_text"] == (
+        "Caroline: Pixel is a greyhound.\nCaroline: he is four."
+    )
+
+
 def test_an_update_keeps_the_context(tenant: Tenant, neo4j_driver: Driver) -> None:
     first = memory(tenant, TURNS[0], episode="conv-2", position=0)
     second = memory(tenant, TURNS[1], episode="conv-2", position=1)

@@ -18,6 +18,7 @@ from service.domain.memories.public import Memory, memory_public
 from service.domain.memories.rows import utcnow
 from service.domain.memories.store import MemoryService
 from service.domain.models import KIND_LABELS, WRITABLE_KINDS, Kind, NewMemory, Writer
+from service.domain.text.lexical import lexical_context, search_text
 from service.embeddings import Embedder
 from service.errors import InvalidInputError, RationaleError, TooLargeError
 from service.graph.query_names import QueryName
@@ -81,6 +82,40 @@ def _embed(embedder: Embedder, rows: list[dict[str, Any]]) -> None:
             row["embedding"] = vectors[row["content"]]
 
 
+def _with_previous_turns(tx: Tx, rows: list[dict[str, Any]], fresh: list[int]) -> None:
+    """Give each fresh row with an episode position its previous turn as lexical context.
+
+    The previous turn is the memory at `position - 1` of the same episode: an item of this
+    batch when one holds that place (the last such item in request order), else the current
+    stored memory there (`memory/previous_turns`, one query for the batch). A single write
+    does the same in `memory/create_memory`; `lexical_context` combines it with a given
+    `context`. Updates `search_context` and `search_text` in place.
+    """
+    in_batch: dict[tuple[str, int], str] = {}
+    for row in rows:
+        if row["episode"] is not None and row["position"] is not None:
+            in_batch[(row["episode"], row["position"])] = row["content"]
+    previous: dict[int, str | None] = {}
+    ask: list[dict[str, Any]] = []
+    for i in fresh:
+        episode, position = rows[i]["episode"], rows[i]["position"]
+        if episode is None or position is None or position == 0:
+            continue
+        if (episode, position - 1) in in_batch:
+            previous[i] = in_batch[(episode, position - 1)]
+        else:
+            ask.append({"i": i, "episode": episode, "position": position})
+    if ask:
+        found = tx.run(
+            QueryName.MEMORY_PREVIOUS_TURNS, {"namespace": rows[0]["namespace"], "keys": ask}
+        )
+        previous.update({int(r["i"]): r["previous"] for r in found})
+    for i, turn in previous.items():
+        row = rows[i]
+        row["search_context"] = lexical_context(row["search_context"], turn)
+        row["search_text"] = search_text(row["search_context"], row["content"])
+
+
 def _write(
     memories: MemoryService, tx: Tx, rows: list[dict[str, Any]], items: Sequence[BatchItem]
 ) -> list[tuple[MemoryRecord, bool]]:
@@ -111,6 +146,7 @@ def _write(
     keyed = [i for i, row in enumerate(rows) if row["subject"] is not None]
     # Only rows whose equal memory went away since the read still lack an embedding.
     _embed(memories.embedder, [rows[i] for i in fresh + keyed if i not in stored])
+    _with_previous_turns(tx, rows, fresh)
     created = tx.memories(
         QueryName.MEMORY_CREATE_MEMORIES,
         {"rows": [{"label": KIND_LABELS[Kind(rows[i]["kind"])], "props": rows[i]} for i in fresh]},

@@ -31,6 +31,25 @@ def namespace_token(namespace: str) -> str:
     return "ns" + "".join(f"{c if c >= 0 else 64:02d}" for c in codes)
 
 
+def lexical_context(given: str | None, previous: str | None) -> str | None:
+    """Return a memory's lexical context: the context it was given, then its previous turn.
+
+    The same rule as `memory/create_memory` applies in Cypher for one memory. A previous turn
+    equal to the given context (a client that sends the previous turn as `context`) counts once.
+
+    Args:
+        given: the `context` the memory was written with, or None.
+        previous: the content of the current memory at `position - 1` of its episode, or None.
+
+    Returns:
+        The parts that exist, one per line, or None when neither does.
+    """
+    parts = [given] if given is not None else []
+    if previous is not None and previous != given:
+        parts.append(previous)
+    return "\n".join(parts) if parts else None
+
+
 def search_text(context: str | None, content: str) -> str:
     """Return the lexical field of a memory: its context (if any) then its content, one per line.
 
