@@ -35,10 +35,15 @@ GATE_REFUSALS = Counter(
 )
 MEMORIES_HIDDEN = Counter(
     "rationale_memories_hidden_total",
-    "Candidates recall or search hid because of their origin (unknown origins as 'unrecognized').",
+    "Candidates recall or search hid because their origin is missing or unknown "
+    "('unrecognized'); origins a read never shows (maintenance in recall) are filtered in the "
+    "index query and not counted.",
     ["read", "origin"],
     registry=REGISTRY,
 )
+# The series exist from the start (at 0), so a scrape shows them before anything was hidden.
+for _read in ("recall", "search"):
+    MEMORIES_HIDDEN.labels(read=_read, origin="unrecognized")
 UNRECOGNIZED_ORIGINS = Counter(
     "rationale_unrecognized_origins_total",
     "Distinct memories first met with a missing or unknown origin (hidden; see /v1/diagnostics).",

@@ -16,6 +16,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
 from service import errors
+from service.domain.idempotency import IdempotencyInFlight
 from service.schemas import ErrorBody, QualityOut
 
 log = logging.getLogger(__name__)
@@ -180,6 +181,7 @@ def error_responses(
     body: bool = False,
     validation: bool = True,
     graph: bool = True,
+    idempotent: bool = False,
 ) -> dict[int | str, dict[str, Any]]:
     """Build a route's `responses=`: every error status it can answer, with its body model.
 
@@ -189,6 +191,8 @@ def error_responses(
         body: the route reads a request body (413 `input.too_large` from the body limit).
         validation: the request has a body, path or query parameters FastAPI validates (422).
         graph: the route reads Neo4j (503 `graph.unavailable`, with `Retry-After`).
+        idempotent: the route honours `Idempotency-Key` (`api.idempotent.respond`): 409
+            `idempotency.in_flight` while the same key is still being answered.
 
     Returns:
         `{status: {"model": ..., "description": ...}}` listing the stable codes per status.
@@ -200,6 +204,8 @@ def error_responses(
         classes.append(errors.TooLargeError)
     if graph:
         classes.append(errors.GraphUnavailableError)
+    if idempotent:
+        classes.append(IdempotencyInFlight)
     by_status: dict[int, list[type[errors.RationaleError]]] = {}
     for cls in classes:
         by_status.setdefault(_status_of_class(cls), []).append(cls)

@@ -27,3 +27,25 @@ def test_docs_assets_come_from_the_service(app_client: TestClient, page: str) ->
         # Swagger UI 5 renders OpenAPI 3.1 (FastAPI's version); 4.x shows an error instead.
         assert "isOAS31" in app_client.get(bundle).text
         assert app_client.get("/openapi.json").json()["openapi"].startswith("3.1")
+
+
+#: The operations that honour `Idempotency-Key` (`service.api.idempotent.respond`).
+IDEMPOTENT = [
+    "/v1/memories",
+    "/v1/memories/batch",
+    "/v1/memories/{memory_id}/invalidate",
+    "/v1/memories/{memory_id}/retract",
+    "/v1/memories/{memory_id}/challenge",
+    "/v1/reasoning",
+    "/v1/ingest",
+    "/v1/maintenance/run",
+    "/v1/memories/{decision_id}/outcomes",
+]
+
+
+def test_idempotent_operations_declare_the_in_flight_conflict(app_client: TestClient) -> None:
+    paths = app_client.get("/openapi.json").json()["paths"]
+    for path in IDEMPOTENT:
+        answer = paths[path]["post"]["responses"].get("409")
+        assert answer is not None, path
+        assert "idempotency.in_flight" in answer["description"], path

@@ -24,7 +24,12 @@ router = APIRouter(tags=["ingest"])
             "description": "The same content was ingested before (`new: false`).",
         },
         **error_responses(
-            UnsupportedFormat, InvalidInputError, EmbeddingError, ConflictError, body=True
+            UnsupportedFormat,
+            InvalidInputError,
+            EmbeddingError,
+            ConflictError,
+            body=True,
+            idempotent=True,
         ),
     },
 )

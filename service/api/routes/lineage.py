@@ -41,7 +41,9 @@ def read_lineage(
 @router.post(
     "/{memory_id}/challenge",
     response_model=ChallengeWithOutcomes,
-    responses=error_responses(InvalidInputError, MemoryNotFound, ConflictError, body=True),
+    responses=error_responses(
+        InvalidInputError, MemoryNotFound, ConflictError, body=True, idempotent=True
+    ),
 )
 def challenge_memory(
     memory_id: str,

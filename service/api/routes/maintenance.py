@@ -17,7 +17,9 @@ router = APIRouter(tags=["maintenance"])
 @router.post(
     "/v1/maintenance/run",
     response_model=MaintenanceReport,
-    responses=error_responses(InvalidInputError, ConflictError, EmbeddingError, body=True),
+    responses=error_responses(
+        InvalidInputError, ConflictError, EmbeddingError, body=True, idempotent=True
+    ),
 )
 def run_maintenance(
     body: MaintenanceRequest,

@@ -53,7 +53,7 @@ _CREATED_AGAIN: dict[int | str, dict[str, Any]] = {
     "",
     status_code=201,
     response_model=MemoryCreated,
-    responses={**_CREATED_AGAIN, **error_responses(*_CREATE_ERRORS, body=True)},
+    responses={**_CREATED_AGAIN, **error_responses(*_CREATE_ERRORS, body=True, idempotent=True)},
 )
 def create_memory(
     body: MemoryCreate, request: Request, services: ServicesDep, principal: WritePrincipal
@@ -80,7 +80,7 @@ def create_memory(
             **memory_links("/items/0/memory/memory_id"),
         },
         201: memory_links("/items/0/memory/memory_id"),
-        **error_responses(*_CREATE_ERRORS, body=True),
+        **error_responses(*_CREATE_ERRORS, body=True, idempotent=True),
     },
 )
 def create_memories(
@@ -162,7 +162,9 @@ def update_memory(
 @router.post(
     "/{memory_id}/invalidate",
     response_model=MemoryPublic,
-    responses=error_responses(InvalidInputError, MemoryNotFound, VersionConflict, body=True),
+    responses=error_responses(
+        InvalidInputError, MemoryNotFound, VersionConflict, body=True, idempotent=True
+    ),
 )
 def invalidate_memory(
     memory_id: str,
@@ -186,7 +188,7 @@ def invalidate_memory(
 @router.post(
     "/{memory_id}/retract",
     response_model=MemoryPublic,
-    responses=error_responses(InvalidInputError, MemoryNotFound, body=True),
+    responses=error_responses(InvalidInputError, MemoryNotFound, body=True, idempotent=True),
 )
 def retract_memory(
     memory_id: str,

@@ -40,6 +40,7 @@ router = APIRouter(prefix="/v1/memories", tags=["outcomes"])
             EmbeddingError,
             ConflictError,
             body=True,
+            idempotent=True,
         ),
     },
 )

@@ -38,6 +38,7 @@ router = APIRouter(tags=["reasoning"])
             EmbeddingError,
             ConflictError,
             body=True,
+            idempotent=True,
         ),
     },
 )
