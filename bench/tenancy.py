@@ -20,7 +20,31 @@ and its floor share the same minute of a shared machine's load):
 
 The floor is `min(encode_1t, encode_2t) + search`, per percentile (p50 with p50s, p95 with
 p95s). Where the time goes: encode, SEARCH, fulltext and "the rest" (`pre_recall - search -
-fulltext`: hydration, filters, fusion, Python) are printed beside it.
+fulltext`: hydration, filters, fusion, Python) are printed beside it. Since recall asks the
+fulltext index while it encodes the query (and the task index beside the vector index), "the
+rest" of a recall is now a lower bound (its fulltext overlaps its other round trips).
+
+Measured 2026-12-01 (own server, 2026.09, 2 GB heap / 4 GB page cache; `--sizes N --no-speed
+--keep-filler --rounds 60`, commit e5b631d = before, def06f9 = after, runs alternated on one
+server, 1-minute load 4-8 on 2 shared cores), p50 / p95 ms, HTTP = `POST /v1/recall` on the
+service in its own process:
+
+| database | run | floor | recall in-process | HTTP | HTTP p95 / floor p95 |
+|---|---|---:|---:|---:|---:|
+| 10k | before | 26.7 / 42.4 | 47.2 / 72.9 | 52.1 / 80.7 | 1.90x |
+| 10k | after | 65.3 / 136 | 98.7 / 160 | 87.2 / 173 | 1.27x |
+| 10k | before | 54.9 / 121 | 116 / 177 | 92.6 / 182 | 1.50x |
+| 10k | after | 34.1 / 80.2 | 72.8 / 98.9 | 55.7 / 101 | 1.25x |
+| 100k | before | 53.4 / 117 | 100 / 158 | 86.7 / 140 | 1.20x |
+| 100k | after | 51.5 / 96.9 | 84.4 / 136 | 82.7 / 140 | 1.45x |
+| 100k | before | 49.3 / 119 | 111 / 187 | 80.6 / 143 | 1.20x |
+| 100k | after | 50.2 / 112 | 84.7 / 128 | 86.1 / 127 | 1.14x |
+| 476k | before | 27.5 / 61.4 | 56.2 / 88.9 | 53.2 / 91.8 | 1.49x |
+| 476k | after | 48.2 / 146 | 94.6 / 155 | 91.9 / 164 | 1.13x |
+
+Every "after" run is within 1.5x of its floor at p95 (1.13-1.45x; before: 1.20-1.90x); the
+p50 ratio is still 1.3-1.9x (in-process 1.5-2.1x), and at these loads a run's own floor moves by
+2x between runs, so compare only within a row pair.
 """
 
 from __future__ import annotations
