@@ -384,9 +384,12 @@ class ReasoningService(TraceReader):
                 QueryName.REASONING_LINK_REJECTIONS,
                 {"namespace": namespace, "trace_uid": trace_uid, "pairs": pairs},
             )
-        cites = [
-            {"step": i, "uid": cited[c].uid} for i, s in enumerate(draft.steps) for c in s.cites
-        ]
+        # Sorted by memory: linking a step locks the cited memory, and concurrent traces citing
+        # the same memories in different orders would deadlock (tests/faults/test_citation_locks).
+        cites = sorted(
+            ({"step": i, "uid": cited[c].uid} for i, s in enumerate(draft.steps) for c in s.cites),
+            key=lambda cite: (cite["uid"], cite["step"]),
+        )
         if cites:
             tx.run(
                 QueryName.REASONING_LINK_CITATIONS,
