@@ -6,6 +6,9 @@
 // :param now => datetime()
 MATCH (t:Memory {namespace: $namespace, memory_id: $trace_id})
 WHERE t:ReasoningTrace
+// A trace is immutable: its recorded version (the lowest) holds the steps; a later version can only
+// be left by a lifecycle write from before traces were refused one, and must not make this two rows.
+WITH t ORDER BY t.version LIMIT 1
 OPTIONAL MATCH (t)-[:SERVED]->(task:Task)
 CALL (t) {
   OPTIONAL MATCH (t)-[:HAS_STEP]->(s:ReasoningStep)

@@ -5,8 +5,12 @@
 // :param trace_ids => ['trace-memory-id']
 // :param now => datetime()
 UNWIND $trace_ids AS trace_id
-MATCH (t:Memory {namespace: $namespace, memory_id: trace_id})
-WHERE t:ReasoningTrace
+// One row per trace: its recorded version (the lowest), which holds the steps (see reasoning/get_trace).
+CALL (trace_id) {
+  MATCH (t:Memory {namespace: $namespace, memory_id: trace_id})
+  WHERE t:ReasoningTrace
+  RETURN t ORDER BY t.version LIMIT 1
+}
 OPTIONAL MATCH (t)-[:SERVED]->(task:Task)
 CALL (t) {
   OPTIONAL MATCH (t)-[:HAS_STEP]->(s:ReasoningStep)

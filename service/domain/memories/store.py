@@ -18,7 +18,7 @@ from service.domain.memories.rows import (
     encode_metadata,
     utcnow,
 )
-from service.domain.memories.versions import MemoryVersions
+from service.domain.memories.versions import MemoryVersions, refuse_trace
 from service.domain.models import KIND_LABELS, WRITABLE_KINDS, Kind, NewMemory, Writer
 from service.domain.text import clean_text
 from service.embeddings import Embedder
@@ -174,19 +174,13 @@ class MemoryService(MemoryVersions):
         for old in corrected:
             # Same start as the new value: the old one was wrong from the start, so it is
             # closed in system time (no successor version) and the new value supersedes it.
-            closed_old = tx.memory(
-                QueryName.MEMORY_RETRACT_MEMORY,
-                {
-                    "namespace": props["namespace"],
-                    "memory_id": old.memory_id,
-                    "now": now,
-                    "reason": "corrected by a new value of the same key from the same time",
-                    "origin": writer.origin,
-                    "actor": writer.actor,
-                },
+            closed_old = self.retract_in(
+                tx,
+                old,
+                writer,
+                now,
+                reason="corrected by a new value of the same key from the same time",
             )
-            if closed_old is None:
-                raise VersionConflict(f"memory {old.memory_id} was changed concurrently")
             tx.run(
                 QueryName.MEMORY_LINK_SUPERSEDES,
                 {
@@ -304,8 +298,7 @@ class MemoryService(MemoryVersions):
                     f"memory {memory_id} is at version {current.version}, not {expected_version}",
                     extra={"current_version": current.version},
                 )
-            if current.kind == Kind.REASONING:
-                raise InvalidInputError("a reasoning trace is immutable: record a new trace")
+            refuse_trace(current)
             if "status" in changes and current.kind != Kind.DECISION:
                 raise InvalidInputError("only decisions have a status")
             if "trigger" in changes and current.kind != Kind.PROCEDURE:
@@ -324,7 +317,8 @@ class MemoryService(MemoryVersions):
 
         Raises:
             MemoryNotFound: no current version.
-            InvalidInputError: `valid_to` not after `valid_from`, or already closed.
+            InvalidInputError: `valid_to` not after `valid_from`, already closed, or the memory is
+                a reasoning trace (immutable).
         """
         now = utcnow()
         end = valid_to or now
@@ -348,18 +342,12 @@ class MemoryService(MemoryVersions):
 
         Raises:
             MemoryNotFound: no current version.
+            InvalidInputError: the memory is a reasoning trace (immutable).
         """
-        record = self.graph.memory(
-            QueryName.MEMORY_RETRACT_MEMORY,
-            {
-                "namespace": writer.namespace,
-                "memory_id": memory_id,
-                "now": utcnow(),
-                "reason": reason,
-                "origin": writer.origin,
-                "actor": writer.actor,
-            },
-        )
-        if record is None:
-            raise self.not_found(writer.namespace, memory_id)
-        return memory_public(record)
+        now = utcnow()
+
+        def work(tx: Tx) -> MemoryRecord:
+            current = self.current_in(tx, writer.namespace, memory_id)
+            return self.retract_in(tx, current, writer, now, reason=reason)
+
+        return memory_public(self.write_version(work))

@@ -17,6 +17,19 @@ from service.graph.query_names import QueryName
 from service.graph.records import MemoryRecord
 from service.graph.repository import Graph, Tx
 
+#: The refusal of any new version (or retraction) of a reasoning trace (DESIGN §2: immutable).
+TRACE_IMMUTABLE = "a reasoning trace is immutable: record a new trace"
+
+
+def refuse_trace(current: MemoryRecord) -> None:
+    """Refuse a lifecycle write on a reasoning trace (update, invalidate, retract, status).
+
+    Raises:
+        InvalidInputError: `current` is a reasoning trace (422 `input.invalid`).
+    """
+    if current.kind == Kind.REASONING:
+        raise InvalidInputError(TRACE_IMMUTABLE)
+
 
 class MemoryVersions(MemoryReader):
     """Writes a memory's next version (the base of `MemoryService`; shared with maintenance).
@@ -58,9 +71,11 @@ class MemoryVersions(MemoryReader):
             The new version.
 
         Raises:
-            InvalidInputError: `valid_to` not after `valid_from`.
+            InvalidInputError: `current` is a reasoning trace (immutable), or `valid_to` not
+                after `valid_from`.
             VersionConflict: `current` is no longer the current version (a concurrent writer won).
         """
+        refuse_trace(current)
         props = {f: current.stored(f) for f in VERSIONED_FIELDS}
         props.update(changes)
         props.update(
@@ -101,6 +116,41 @@ class MemoryVersions(MemoryReader):
             raise VersionConflict(
                 f"memory {current.memory_id} version {current.version} is no longer current"
             )
+        return record
+
+    def retract_in(
+        self, tx: Tx, current: MemoryRecord, writer: Writer, now: datetime, *, reason: str
+    ) -> MemoryRecord:
+        """Close `current` in system time with no successor, inside a transaction.
+
+        Args:
+            tx: the open write transaction.
+            current: the version read in this transaction.
+            writer: who retracts (`retracted_by_*`).
+            now: the write's system time (timezone-aware UTC datetime).
+            reason: stored as `retracted_reason`.
+
+        Returns:
+            The closed version.
+
+        Raises:
+            InvalidInputError: `current` is a reasoning trace (immutable).
+            VersionConflict: `current` is no longer the current version (a concurrent writer won).
+        """
+        refuse_trace(current)
+        record = tx.memory(
+            QueryName.MEMORY_RETRACT_MEMORY,
+            {
+                "namespace": current.namespace,
+                "memory_id": current.memory_id,
+                "now": now,
+                "reason": reason,
+                "origin": writer.origin,
+                "actor": writer.actor,
+            },
+        )
+        if record is None:
+            raise VersionConflict(f"memory {current.memory_id} was changed concurrently")
         return record
 
     def write_version(self, work: Callable[[Tx], MemoryRecord]) -> MemoryRecord:
