@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Annotated
 
 from pydantic import (
     BaseModel,
@@ -13,6 +14,7 @@ from pydantic import (
 from service.schemas.common import (
     ActorRef,
     DecisionStatus,
+    JsonInt,
     JsonObject,
     MemoryKind,
     Strict,
@@ -67,9 +69,8 @@ class MemoryCreate(Strict):
         description="The conversation, session or document the memory came from.",
         examples=["session-2024-05-08"],
     )
-    position: int | None = Field(
+    position: Annotated[JsonInt, Field(ge=0)] | None = Field(
         default=None,
-        ge=0,
         description="Its 0-based place in `episode`; the memory at position - 1 (in the "
         "store or, in a batch, an item of the same batch) is indexed with it as context for "
         "lexical search, once even when also sent as `context`.",

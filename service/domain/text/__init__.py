@@ -27,11 +27,19 @@ from service.domain.text.terms import (
     terms,
     topic_terms,
 )
-from service.domain.text.validate import MAX_JSON_DEPTH, check_json, clean_text
+from service.domain.text.validate import (
+    INT64_MAX,
+    INT64_MIN,
+    MAX_JSON_DEPTH,
+    check_json,
+    clean_text,
+)
 
 __all__ = [
     "ANTONYMS",
     "HEDGES",
+    "INT64_MAX",
+    "INT64_MIN",
     "MAX_JSON_DEPTH",
     "MAX_NORM_BYTES",
     "NEGATIONS",

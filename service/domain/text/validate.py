@@ -54,6 +54,10 @@ def clean_text(value: str, *, field: str, max_chars: int) -> str:
 #: Deepest nesting accepted in free JSON (metadata, self-assessment).
 MAX_JSON_DEPTH = 32
 
+#: The integers Neo4j (and most JSON readers) can hold: the signed 64-bit range.
+INT64_MIN = -(2**63)
+INT64_MAX = 2**63 - 1
+
 
 def check_json(value: Any, *, field: str, depth: int = 0) -> None:
     """Check free-form JSON before it is stored: valid Unicode, finite numbers, bounded depth.
@@ -64,8 +68,8 @@ def check_json(value: Any, *, field: str, depth: int = 0) -> None:
         depth: current nesting (callers pass nothing).
 
     Raises:
-        InvalidInputError: lone surrogates or NUL in a key or string, NaN or infinity, or
-            nesting deeper than `MAX_JSON_DEPTH`.
+        InvalidInputError: lone surrogates or NUL in a key or string, NaN or infinity, an
+            integer outside [`INT64_MIN`, `INT64_MAX`], or nesting deeper than `MAX_JSON_DEPTH`.
     """
     if depth > MAX_JSON_DEPTH:
         raise InvalidInputError(f"{field}: nested deeper than {MAX_JSON_DEPTH} levels")
@@ -76,6 +80,11 @@ def check_json(value: Any, *, field: str, depth: int = 0) -> None:
             raise InvalidInputError(f"{field}: invalid Unicode (a lone surrogate?)") from exc
         if "\x00" in value:
             raise InvalidInputError(f"{field}: NUL characters are not allowed")
+    elif isinstance(value, int) and not isinstance(value, bool):
+        if not INT64_MIN <= value <= INT64_MAX:
+            raise InvalidInputError(
+                f"{field}: an integer is outside the 64-bit range [{INT64_MIN}, {INT64_MAX}]"
+            )
     elif isinstance(value, float):
         if not math.isfinite(value):
             raise InvalidInputError(f"{field}: NaN and infinity are not JSON numbers")
