@@ -3,6 +3,8 @@
 A tool's result is the REST answer as structured content plus a short text rendering; a refusal
 (bad input, missing scope, quality gate, not found) is a tool error (`isError: true`) whose text
 names the code and the issues and whose structured content is the REST error body plus `status`.
+Arguments that break a tool's input schema (unknown ones included) are the REST 422
+`input.invalid` too, each issue naming its argument.
 """
 
 from __future__ import annotations
@@ -10,11 +12,13 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, ConfigDict, Field
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase
+from mcp.types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from service.mcp import render
 from service.mcp.backend import Backend, BackendError, Json
@@ -28,6 +32,9 @@ StepStatus = Literal["asserted", "hypothesis", "rejected"]
 IngestFormat = Literal["auto", "swe-agent", "react", "openhands", "adr", "text"]
 
 BackendFor = Callable[["Context[Any, Any]"], Awaitable[Backend]]
+
+#: The largest integer Neo4j stores (signed 64-bit), as the REST schemas bound them.
+INT64_MAX = 2**63 - 1
 
 INSTRUCTIONS = """Rationale is agent memory that keeps why next to what. Store facts, decisions,
 procedures and observations with `remember`; store how you reached a decision with
@@ -99,6 +106,44 @@ class RationaleServer(MCPServer[Any]):
         self.backend_for = backend_for
         for fn, hints in TOOLS:
             self.add_tool(fn, description=inspect.cleandoc(fn.__doc__ or ""), annotations=hints)
+            # The SDK's arguments model ignores unknown arguments; like the REST bodies, refuse
+            # them. FuncMetadata's fields are read on each call, so the stricter model applies.
+            tool = self._tool_manager.get_tool(fn.__name__)
+            assert tool is not None
+            loose = tool.fn_metadata.arg_model
+            strict = cast(
+                "type[ArgModelBase]",
+                type(loose.__name__, (loose,), {"model_config": ConfigDict(extra="forbid")}),
+            )
+            tool.fn_metadata.arg_model = strict
+            tool.parameters = strict.model_json_schema(by_alias=True)
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        """Call a tool; arguments that fail its input schema are the REST 422 `input.invalid`.
+
+        Raises:
+            ToolError: an unknown tool, or a failure other than argument validation.
+        """
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if not isinstance(exc.__cause__, ValidationError):
+                raise
+            errors = exc.__cause__.errors(
+                include_url=False, include_context=False, include_input=False
+            )
+            return _refusal(BackendError(422, "input.invalid", errors))
+
+
+def _refusal(exc: BackendError) -> CallToolResult:
+    """Return the tool error of a refusal: its rendering, and the REST error body plus status."""
+    return CallToolResult(
+        content=[TextContent(type="text", text=render.error(exc))],
+        structured_content={"error": exc.body()},
+        is_error=True,
+    )
 
 
 def _args(**values: Any) -> Json:
@@ -114,11 +159,7 @@ async def _call(
     try:
         answer = await op(await server.backend_for(ctx))
     except BackendError as exc:
-        return CallToolResult(
-            content=[TextContent(type="text", text=render.error(exc))],
-            structured_content={"error": exc.body()},
-            is_error=True,
-        )
+        return _refusal(exc)
     return CallToolResult(
         content=[TextContent(type="text", text=text(answer))], structured_content=answer
     )
@@ -142,6 +183,27 @@ async def remember(
     valid_to: Time = None,
     metadata: Annotated[dict[str, Any] | None, Field(description="Free JSON metadata.")] = None,
     actor: Actor = None,
+    episode: Annotated[
+        str | None,
+        Field(
+            min_length=1,
+            max_length=512,
+            description="The conversation, session or document it came from.",
+        ),
+    ] = None,
+    position: Annotated[
+        int | None,
+        Field(ge=0, le=INT64_MAX, description="Its 0-based place in `episode`."),
+    ] = None,
+    context: Annotated[
+        str | None,
+        Field(
+            min_length=1,
+            max_length=2000,
+            description="Its immediate context in the material (e.g. its section), indexed "
+            "with it for lexical search; never part of `content`.",
+        ),
+    ] = None,
 ) -> CallToolResult:
     """Store a fact, decision, procedure or observation (scope write).
 
@@ -152,7 +214,7 @@ async def remember(
     body = _args(
         kind=kind, content=content, subject=subject, attribute=attribute, confidence=confidence,
         status=status, trigger=trigger, valid_from=valid_from, valid_to=valid_to,
-        metadata=metadata, actor=actor,
+        metadata=metadata, actor=actor, episode=episode, position=position, context=context,
     )  # fmt: skip
     return await _call(ctx, lambda b: b.remember(body), render.created)
 
