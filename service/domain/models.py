@@ -7,6 +7,8 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
+from service.errors import InvalidInputError
+
 
 class Kind(StrEnum):
     """The kind of a `:Memory` node (DESIGN §2)."""
@@ -39,6 +41,33 @@ class StepKind(StrEnum):
     OBSERVATION = "observation"
     DECISION = "decision"
     CONCLUSION = "conclusion"
+
+
+class DecisionStatus(StrEnum):
+    """The status a decision is written with (DESIGN §2); `challenged` is also set by challenge."""
+
+    ACTIVE = "active"
+    CHALLENGED = "challenged"
+
+
+#: Why `status: "retracted"` is refused: retraction is its own write (it closes system time).
+RETRACTED_IS_NOT_A_STATUS = (
+    "status: 'retracted' cannot be written; to retract a memory (we were wrong to record it) "
+    "use POST /v1/memories/{memory_id}/retract"
+)
+
+
+def check_decision_status(status: str) -> str:
+    """Return `status` when a decision may be written with it.
+
+    Raises:
+        InvalidInputError: `retracted` (pointing to `/retract`) or not a `DecisionStatus`.
+    """
+    if status == "retracted":
+        raise InvalidInputError(RETRACTED_IS_NOT_A_STATUS)
+    if status not in {s.value for s in DecisionStatus}:
+        raise InvalidInputError(f"status: must be one of active, challenged, not {status!r}")
+    return status
 
 
 class StepStatus(StrEnum):

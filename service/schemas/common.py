@@ -19,10 +19,8 @@ from pydantic import (
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, PydanticCustomError
 
-from service.domain.models import WRITABLE_KINDS, Kind
+from service.domain.models import RETRACTED_IS_NOT_A_STATUS, WRITABLE_KINDS, Kind
 from service.domain.text import INT64_MAX, INT64_MIN, check_json
-
-DecisionStatus = Literal["active", "challenged", "retracted"]
 
 
 def _utc(value: datetime) -> datetime:
@@ -100,6 +98,20 @@ def _only(*allowed: Kind) -> tuple[BeforeValidator, WithJsonSchema]:
 
 #: The kinds a client may create through `POST /v1/memories` (`WRITABLE_KINDS`).
 MemoryKind = Annotated[Kind, *_only(*WRITABLE_KINDS)]
+
+
+def _writable_status(value: Any) -> Any:
+    # "retracted" is a different write (/retract), not a status: say so instead of a bare enum error.
+    if value == "retracted":
+        raise PydanticCustomError("status_retracted", RETRACTED_IS_NOT_A_STATUS)
+    return value
+
+
+#: A status a decision is written with (`DecisionStatus`: active, challenged; never retracted).
+DecisionStatus = Annotated[
+    Literal["active", "challenged"],
+    BeforeValidator(_writable_status),
+]
 
 #: Free-form JSON: valid Unicode, finite numbers, at most 32 levels deep.
 JsonObject = Annotated[dict[str, Any], AfterValidator(_checked_json)]

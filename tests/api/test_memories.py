@@ -420,7 +420,7 @@ def _not_json(name: str) -> object:
         ({"kind": "observation", "content": "m", "metadata": {"\udc00": 1}}, "unicode"),
         ({"kind": "fact", "content": "m", "valid_from": "0001-01-01T00:00:00+14:00"}, "range"),
         ({"kind": "fact", "content": "m", "valid_from": 0}, "iso 8601"),
-        ({"kind": "observation", "content": "m", "status": "retracted"}, "decision"),
+        ({"kind": "observation", "content": "m", "status": "challenged"}, "decision"),
         ({"kind": "fact", "content": "m", "trigger": "on monday"}, "procedure"),
         ({"kind": "fact", "content": "m", "actor": "a\u0000b"}, "nul"),
     ],

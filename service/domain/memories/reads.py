@@ -23,6 +23,16 @@ def valid_at(record: MemoryRecord, as_of: datetime) -> bool:
     return record.valid_from <= as_of and (record.valid_to is None or as_of < record.valid_to)
 
 
+def at(as_of: datetime | None, known_at: datetime | None) -> str:
+    """Return "valid at <as_of> as known at <known_at>" in ISO 8601, naming only the times given."""
+    parts = []
+    if as_of is not None:
+        parts.append(f"valid at {as_of.isoformat()}")
+    if known_at is not None:
+        parts.append(f"as known at {known_at.isoformat()}")
+    return " ".join(parts)
+
+
 def state_params(namespace: str, memory_id: str) -> dict[str, Any]:
     """Return the parameters of `memory/get_memory_state`."""
     return {"namespace": namespace, "memory_id": memory_id}
@@ -87,9 +97,7 @@ class MemoryReader:
             )
         if record is None:
             if as_of is not None or known_at is not None:
-                raise MemoryNotFound(
-                    f"memory {memory_id} has no version valid at {as_of} as known at {known_at}"
-                )
+                raise MemoryNotFound(f"memory {memory_id} has no version {at(as_of, known_at)}")
             raise self.not_found(namespace, memory_id)
         return memory_public(record)
 

@@ -19,7 +19,14 @@ from service.domain.memories.rows import (
     utcnow,
 )
 from service.domain.memories.versions import MemoryVersions, refuse_trace
-from service.domain.models import KIND_LABELS, WRITABLE_KINDS, Kind, NewMemory, Writer
+from service.domain.models import (
+    KIND_LABELS,
+    WRITABLE_KINDS,
+    Kind,
+    NewMemory,
+    Writer,
+    check_decision_status,
+)
 from service.domain.text import clean_text
 from service.embeddings import Embedder
 from service.errors import (
@@ -29,6 +36,9 @@ from service.errors import (
 from service.graph.query_names import QueryName
 from service.graph.records import MemoryRecord
 from service.graph.repository import Graph, Tx
+
+#: The documented limit of a lifecycle write's `reason` (invalidate, retract, challenge), in characters.
+MAX_REASON_CHARS = 2000
 
 
 class MemoryService(MemoryVersions):
@@ -75,7 +85,8 @@ class MemoryService(MemoryVersions):
             The property map for `memory/create_memory` (`props`).
 
         Raises:
-            InvalidInputError: bad kind, half a key, `valid_to` not after `valid_from`, bad text.
+            InvalidInputError: bad kind, half a key, `valid_to` not after `valid_from`, bad text,
+                a status that is not written (`retracted`: that is `retract`).
             TooLargeError: content or metadata over the limits.
         """
         if kind not in {k.value for k in Kind}:
@@ -94,6 +105,8 @@ class MemoryService(MemoryVersions):
             trigger = clean_text(trigger, field="trigger", max_chars=2000)
         if status is not None and kind != Kind.DECISION:
             raise InvalidInputError("only decisions have a status")
+        if status is not None:
+            status = check_decision_status(status)
         valid_from = valid_from or now
         if valid_to is not None and valid_to <= valid_from:
             raise InvalidInputError("valid_to must be after valid_from")
@@ -276,6 +289,8 @@ class MemoryService(MemoryVersions):
         for field in ("confidence", "status", "valid_from", "valid_to"):
             if field in body:
                 changes[field] = body[field]
+        if changes.get("status") is not None:
+            changes["status"] = check_decision_status(changes["status"])
         if "content" in body:
             changes["content"] = clean_text(
                 body["content"], field="content", max_chars=self.max_content_chars
@@ -317,9 +332,10 @@ class MemoryService(MemoryVersions):
 
         Raises:
             MemoryNotFound: no current version.
-            InvalidInputError: `valid_to` not after `valid_from`, already closed, or the memory is
-                a reasoning trace (immutable).
+            InvalidInputError: `valid_to` not after `valid_from`, already closed, the memory is
+                a reasoning trace (immutable), or `reason` is not valid text (`clean_text`).
         """
+        reason = clean_text(reason, field="reason", max_chars=MAX_REASON_CHARS)
         now = utcnow()
         end = valid_to or now
 
@@ -342,8 +358,10 @@ class MemoryService(MemoryVersions):
 
         Raises:
             MemoryNotFound: no current version.
-            InvalidInputError: the memory is a reasoning trace (immutable).
+            InvalidInputError: the memory is a reasoning trace (immutable), or `reason` is not
+                valid text.
         """
+        reason = clean_text(reason, field="reason", max_chars=MAX_REASON_CHARS)
         now = utcnow()
 
         def work(tx: Tx) -> MemoryRecord:

@@ -73,8 +73,10 @@ def clean_draft(draft: TraceDraft, *, max_steps: int, max_chars: int) -> TraceDr
             raise InvalidInputError(f"steps[{i}].status: unknown status {step.status!r}")
         for j in step.rejects:
             if not 0 <= j < i:
+                earlier = f"steps 0 to {i - 1}" if i > 1 else "step 0"
                 raise InvalidInputError(
-                    f"steps[{i}].rejects: {j} is not an earlier step (0..{i - 1})",
+                    f"steps[{i}].rejects: step {i} rejects step {j}, but a step can only reject "
+                    + (f"an earlier one ({earlier})" if i else "an earlier one and it has none"),
                     extra={"step": i, "rejects": j},
                 )
         content = clean_text(step.content, field=f"steps[{i}].content", max_chars=max_chars)

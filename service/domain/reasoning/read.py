@@ -7,6 +7,7 @@ from datetime import datetime
 
 from service.domain.memories import MemoryService, Writer, utcnow
 from service.domain.memories.public import memory_public
+from service.domain.memories.store import MAX_REASON_CHARS
 from service.domain.models import Kind
 from service.domain.outcomes import list_outcomes_in, outcome_record
 from service.domain.policy import VisibilityPolicy
@@ -18,6 +19,7 @@ from service.domain.reasoning.public import (
     Trace,
     trace_public,
 )
+from service.domain.text import clean_text
 from service.errors import MemoryNotFound, TraceNotFound
 from service.graph.query_names import QueryName
 from service.graph.records import DependentRecord, MemoryRecord, TraceRecord
@@ -159,7 +161,9 @@ class TraceReader:
 
         Raises:
             MemoryNotFound: no current version of the memory.
+            InvalidInputError: `reason` is not valid text (`clean_text`: e.g. only white space).
         """
+        reason = clean_text(reason, field="reason", max_chars=MAX_REASON_CHARS)
         lineage = self.lineage(writer.namespace, memory_id)
         if lineage.memory.system_to is not None:
             raise MemoryNotFound(f"memory {memory_id} was retracted; nothing current to challenge")
