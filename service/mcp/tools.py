@@ -29,6 +29,8 @@ MemoryKind = Literal["fact", "decision", "procedure", "observation"]
 AnyKind = Literal["fact", "decision", "procedure", "observation", "reasoning"]
 StepKind = Literal["thought", "action", "observation", "decision", "conclusion"]
 StepStatus = Literal["asserted", "hypothesis", "rejected"]
+#: The doors a memory is created through (`service.origins.Origin`; a unit test keeps them equal).
+OriginName = Literal["user", "ingestion", "maintenance"]
 IngestFormat = Literal["auto", "swe-agent", "react", "openhands", "adr", "text"]
 
 BackendFor = Callable[["Context[Any, Any]"], Awaitable[Backend]]
@@ -279,7 +281,8 @@ async def search(
     limit: Limit = 10,
     kinds: Kinds = None,
     origins: Annotated[
-        list[str] | None, Field(description="Only from these doors: user, ingestion, maintenance.")
+        list[OriginName] | None,
+        Field(min_length=1, description="Only from these doors: user, ingestion, maintenance."),
     ] = None,
     include_superseded: Annotated[
         bool, Field(description="Also return closed (superseded, retracted) versions.")

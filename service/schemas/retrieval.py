@@ -11,6 +11,7 @@ from pydantic import (
 )
 
 from service.domain.models import Kind
+from service.origins import Origin
 from service.schemas.common import (
     JsonInt,
     Strict,
@@ -39,8 +40,11 @@ class RecallRequest(Strict):
 class SearchRequest(RecallRequest):
     """Body of `POST /v1/search`."""
 
-    origins: list[str] | None = Field(
-        default=None, description="Only memories created through these doors."
+    origins: list[Origin] | None = Field(
+        default=None,
+        min_length=1,
+        description="Only memories created through these doors (at least one): user, "
+        "ingestion or maintenance; omit for all.",
     )
     include_superseded: bool = Field(
         default=False, strict=True, description="Also return closed versions."

@@ -585,10 +585,27 @@ def test_search_origins_filter_never_widens(tenant: Tenant, neo4j_driver: Driver
     assert set(ids(search(tenant, query))) == {user["memory_id"], maint["memory_id"]}
     assert ids(search(tenant, query, origins=["maintenance"])) == [maint["memory_id"]]
     assert ids(search(tenant, query, origins=["user"])) == [user["memory_id"]]
-    assert search(tenant, query, origins=["robot"]) == []
-    assert search(tenant, query, origins=[]) == []
-    assert ids(search(tenant, query, origins=["robot", "maintenance"])) == [maint["memory_id"]]
+    both = ids(search(tenant, query, origins=["user", "maintenance"]))
+    assert sorted(both) == sorted([user["memory_id"], maint["memory_id"]])
     assert ids(recall(tenant, query)) == [user["memory_id"]]
+
+
+@pytest.mark.parametrize(
+    ("origins", "loc", "needle"),
+    [
+        ([], ["body", "origins"], "at least 1 item"),
+        (["robot"], ["body", "origins", 0], "'user', 'ingestion' or 'maintenance'"),
+        (["maintenance", "robot"], ["body", "origins", 1], "'user', 'ingestion' or 'maintenance'"),
+    ],
+)
+def test_search_origins_must_name_known_doors(
+    tenant: Tenant, origins: list[str], loc: list[Any], needle: str
+) -> None:
+    r = tenant.post("/v1/search", json={"query": "staging cluster", "origins": origins})
+    assert r.status_code == 422, r.text
+    assert r.json()["code"] == "input.invalid"
+    assert [e["loc"] for e in r.json()["detail"]] == [loc]
+    assert needle in r.json()["detail"][0]["msg"]
 
 
 def test_search_kinds_filter(tenant: Tenant) -> None:

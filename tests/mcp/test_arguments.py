@@ -24,6 +24,8 @@ pytestmark = pytest.mark.anyio
         ("remember", {"kind": "observation", "content": "x", "position": -1}, "position"),
         ("find_precedents", {"situation": "x", "limit": 101}, "limit"),
         ("get_memory", {"memory_id": "m", "bogus": 1}, "bogus"),
+        ("search", {"query": "x", "origins": []}, "origins"),
+        ("search", {"query": "x", "origins": ["robot"]}, "origins.0"),
     ],
 )
 async def test_a_schema_breach_is_the_rest_422_naming_the_argument(
@@ -35,7 +37,7 @@ async def test_a_schema_breach_is_the_rest_422_naming_the_argument(
     assert result.structured_content is not None, text_of(result)
     error = result.structured_content["error"]
     assert (error["status"], error["code"]) == (422, "input.invalid")
-    assert [e["loc"] for e in error["detail"]] == [[argument]]
+    assert [".".join(map(str, e["loc"])) for e in error["detail"]] == [argument]
     text = text_of(result)
     assert text.startswith("Refused: input.invalid (HTTP 422)")
     assert f"- {argument}: " in text

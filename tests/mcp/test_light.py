@@ -9,6 +9,7 @@ from typing import get_args
 
 from service.domain.models import WRITABLE_KINDS, Kind, StepKind, StepStatus
 from service.mcp import tools
+from service.origins import Origin
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -34,3 +35,4 @@ def test_tool_enums_are_the_domain_enums() -> None:
     assert set(get_args(tools.AnyKind)) == {k.value for k in Kind}
     assert set(get_args(tools.StepKind)) == {k.value for k in StepKind}
     assert set(get_args(tools.StepStatus)) == {k.value for k in StepStatus}
+    assert set(get_args(tools.OriginName)) == {o.value for o in Origin}
