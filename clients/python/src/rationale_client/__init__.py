@@ -43,6 +43,7 @@ from rationale_client.bodies import (
 from rationale_client.client import Client
 from rationale_client.errors import (
     APIError,
+    ArgumentError,
     AuthError,
     ConflictError,
     ForbiddenError,
@@ -66,6 +67,7 @@ from rationale_client.errors import (
 __all__ = [
     "APIError",
     "Actor",
+    "ArgumentError",
     "AsyncClient",
     "AuthError",
     "BatchItem",

@@ -10,15 +10,28 @@ from urllib.parse import quote
 from rationale_client import answers as a
 from rationale_client import bodies as b
 from rationale_client._core import Call
+from rationale_client.errors import ArgumentError
 
 
 def _memory(memory_id: str, tail: str = "") -> str:
     return f"/v1/memories/{quote(memory_id, safe='')}{tail}"
 
 
-def _iso(value: datetime) -> str:
+def _iso(value: datetime | str) -> str:
+    """Return `value` as ISO 8601 with its offset; a string is parsed first.
+
+    Raises:
+        ArgumentError: a string that is no ISO 8601 time, or a time without an offset.
+    """
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value)
+        except ValueError as exc:
+            raise ArgumentError(f"not an ISO 8601 time: {value!r}") from exc
     if value.tzinfo is None:
-        raise ValueError("times must be timezone-aware (e.g. datetime.now(UTC))")
+        raise ArgumentError(
+            "times must carry an offset (e.g. datetime.now(UTC) or '2024-01-01T00:00:00Z')"
+        )
     return value.isoformat()
 
 
@@ -37,7 +50,9 @@ def batch_memories(items: Sequence[b.MemoryCreate], key: str | None) -> Call[a.B
     return Call("POST", "/v1/memories/batch", a.BatchResult, body.to_json(), idempotency_key=key)
 
 
-def get_memory(memory_id: str, as_of: datetime | None, known_at: datetime | None) -> Call[a.Memory]:
+def get_memory(
+    memory_id: str, as_of: datetime | str | None, known_at: datetime | str | None
+) -> Call[a.Memory]:
     """`GET /v1/memories/{memory_id}?as_of=&known_at=`."""
     params = {k: _iso(v) for k, v in (("as_of", as_of), ("known_at", known_at)) if v is not None}
     return Call("GET", _memory(memory_id), a.Memory, params=params or None)
@@ -52,7 +67,7 @@ def update_memory(memory_id: str, body: b.MemoryUpdate, if_match: int) -> Call[a
 def invalidate_memory(
     memory_id: str,
     reason: str,
-    valid_to: datetime | None,
+    valid_to: datetime | str | None,
     actor: str | None,
     key: str | None,
 ) -> Call[a.Memory]:
@@ -168,8 +183,8 @@ def recall_body(
     query: str,
     limit: int,
     kinds: Sequence[b.AnyKind] | None,
-    as_of: datetime | None,
-    known_at: datetime | None,
+    as_of: datetime | str | None,
+    known_at: datetime | str | None,
 ) -> b.RecallRequest:
     """Build a recall body from keyword arguments (None = the server's default)."""
     kinds_list = list(kinds) if kinds is not None else None
@@ -184,8 +199,8 @@ def search_body(
     kinds: Sequence[b.AnyKind] | None,
     origins: Sequence[str] | None,
     include_superseded: bool,
-    as_of: datetime | None,
-    known_at: datetime | None,
+    as_of: datetime | str | None,
+    known_at: datetime | str | None,
 ) -> b.SearchRequest:
     """Build a search body from keyword arguments (None = the server's default)."""
     return b.SearchRequest(

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
+
+from rationale_client.errors import ArgumentError
 
 MemoryKind = Literal["fact", "decision", "procedure", "observation"]
 AnyKind = Literal["fact", "decision", "procedure", "observation", "reasoning"]
@@ -30,6 +32,23 @@ class Body(BaseModel):
     """Base of request bodies: a misspelt field fails here, before anything is sent."""
 
     model_config = ConfigDict(extra="forbid")
+
+    def __init__(self, **data: Any) -> None:
+        """Validate the fields.
+
+        Raises:
+            ArgumentError: a field breaks the schema; its issues are in `errors`.
+        """
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            errors = exc.errors(include_url=False, include_context=False, include_input=False)
+            issues = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}" for e in errors
+            )
+            raise ArgumentError(
+                f"{type(self).__name__} refused: {issues}", [dict(e) for e in errors]
+            ) from exc
 
     def to_json(self) -> dict[str, Any]:
         """Return the JSON body: only the fields that were set, times as ISO 8601 strings."""

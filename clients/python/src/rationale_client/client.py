@@ -126,8 +126,8 @@ class Client:
         *,
         limit: int = 10,
         kinds: Sequence[b.AnyKind] | None = None,
-        as_of: datetime | None = None,
-        known_at: datetime | None = None,
+        as_of: datetime | str | None = None,
+        known_at: datetime | str | None = None,
         idempotency_key: str | None = None,
     ) -> a.Retrieval:
         """Recall context for an agent: current, valid, recall-visible memories and traces.
@@ -136,8 +136,8 @@ class Client:
             query: what the agent needs context for.
             limit: max items returned, 1..100.
             kinds: only these kinds (`fact`, `decision`, `procedure`, `observation`, `reasoning`).
-            as_of: valid time (timezone-aware); default now.
-            known_at: system time (timezone-aware); default now.
+            as_of: valid time: an aware datetime or an ISO 8601 string with an offset; default now.
+            known_at: system time: an aware datetime or an ISO 8601 string with an offset; default now.
             idempotency_key: reuse a key of your own instead of a generated one.
 
         Returns:
@@ -155,8 +155,8 @@ class Client:
         kinds: Sequence[b.AnyKind] | None = None,
         origins: Sequence[str] | None = None,
         include_superseded: bool = False,
-        as_of: datetime | None = None,
-        known_at: datetime | None = None,
+        as_of: datetime | str | None = None,
+        known_at: datetime | str | None = None,
         idempotency_key: str | None = None,
     ) -> a.Retrieval:
         """Search memories and traces, optionally by origin and including closed versions.
@@ -167,8 +167,8 @@ class Client:
             kinds: only these kinds.
             origins: only memories created through these doors (user, ingestion, maintenance).
             include_superseded: also return closed versions.
-            as_of: valid time (timezone-aware); default now.
-            known_at: system time (timezone-aware); default now.
+            as_of: valid time: an aware datetime or an ISO 8601 string with an offset; default now.
+            known_at: system time: an aware datetime or an ISO 8601 string with an offset; default now.
             idempotency_key: reuse a key of your own instead of a generated one.
 
         Returns:
@@ -254,7 +254,11 @@ class Memories:
         return self._client.send(c.batch_memories(items, idempotency_key))
 
     def get(
-        self, memory_id: str, *, as_of: datetime | None = None, known_at: datetime | None = None
+        self,
+        memory_id: str,
+        *,
+        as_of: datetime | str | None = None,
+        known_at: datetime | str | None = None,
     ) -> a.Memory:
         """Return the current version, or the one believed at `known_at` about `as_of`.
 
@@ -277,7 +281,7 @@ class Memories:
         memory_id: str,
         *,
         reason: str,
-        valid_to: datetime | None = None,
+        valid_to: datetime | str | None = None,
         actor: str | None = None,
         idempotency_key: str | None = None,
     ) -> a.Memory:

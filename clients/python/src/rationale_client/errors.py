@@ -13,6 +13,21 @@ class RationaleError(Exception):
     """Base of every error this client raises."""
 
 
+class ArgumentError(RationaleError, ValueError):
+    """An argument was refused before anything was sent: nothing reached the service.
+
+    A value outside a body's schema (`limit=0`, an unknown kind, a misspelt field), or a time
+    that is not ISO 8601 or has no offset.
+
+    Attributes:
+        errors: pydantic's issues (`loc`, `msg`, `type`) when a body was refused, else `[]`.
+    """
+
+    def __init__(self, message: str, errors: list[dict[str, Any]] | None = None) -> None:
+        super().__init__(message)
+        self.errors = errors or []
+
+
 class TransportError(RationaleError):
     """The service could not be reached or did not answer in time (httpx's error is `__cause__`)."""
 
