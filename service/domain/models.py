@@ -199,7 +199,7 @@ class QualityIssue:
 
     Attributes:
         code: stable code (`missing_conclusion`, `circular`, `unsupported_conclusion`,
-            `concludes_rejected`, `repetitive`, `too_short`, ...).
+            `concludes_rejected`, `contradicts_evidence`, `repetitive`, `too_short`).
         severity: a `Severity` value.
         step: 0-based index of the step concerned, or None for the trace as a whole.
         message: a human-readable sentence.

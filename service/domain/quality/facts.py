@@ -11,7 +11,8 @@ Steps and roles
       step's ``rejects``; a hypothesis is *rejected* when its status is ``rejected`` or a step
       lists it in ``rejects``.
     - two texts are *related* when they share at least ``min_shared_terms`` topic terms
-      (`topic_terms`: the negation term ``not`` does not count).
+      (`topic_terms`: the negation term ``not`` does not count) or name marks (`name_marks`: a
+      capital letter standing alone, as in "service Y", which `terms` drops as one character).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 from service.domain.models import StepDraft, StepKind, StepStatus, TraceDraft
 from service.domain.quality.conclusion import conclusion_index
 from service.domain.quality.thresholds import QualityThresholds
-from service.domain.text import similarity, topic_terms
+from service.domain.text import name_marks, similarity, topic_terms
 
 THOUGHT_LIKE = frozenset({StepKind.THOUGHT, StepKind.DECISION, StepKind.CONCLUSION})
 _EVIDENCE_KINDS = frozenset({StepKind.OBSERVATION, StepKind.ACTION})
@@ -56,11 +57,14 @@ class TraceFacts:
         has_conclusion: a step concludes or something is produced.
         end: the conclusion's index, or `len(steps)` when no step concludes.
         evidence: the evidence before the conclusion.
-        conclusion_terms: topic terms of the conclusion texts.
-        evidence_terms: topic terms of the evidence texts.
+        conclusion_terms: topic terms and name marks of the conclusion texts.
+        evidence_terms: topic terms and name marks of the evidence texts.
         related: the two share at least ``max(min_shared_terms, 1)`` terms.
         grounding: share in [0, 1] of the conclusion's terms found in the evidence (0 with no
             conclusion or evidence text; 1 when only cites of unknown text support it).
+        sources: ``(step index, text)`` of every observation before the conclusion and of every
+            known cited text on a step up to and including it (at the citing step), in order.
+        actions: indexes of the action steps before the conclusion.
         rejected: indexes of rejected hypotheses.
         hypotheses: indexes of all hypotheses (rejected included).
         repeated: indexes of steps repeating an earlier step of the same kind.
@@ -76,6 +80,8 @@ class TraceFacts:
     evidence_terms: frozenset[str]
     related: bool
     grounding: float
+    sources: tuple[tuple[int, str], ...]
+    actions: tuple[int, ...]
     rejected: frozenset[int]
     hypotheses: frozenset[int]
     repeated: tuple[int, ...]
@@ -145,6 +151,28 @@ def evidence_before(steps: Sequence[StepDraft], end: int, evidence: Mapping[str,
     return Evidence(has_obs, has_cites, tuple(texts), unknown)
 
 
+def evidence_sources(
+    steps: Sequence[StepDraft], end: int, evidence: Mapping[str, str]
+) -> tuple[tuple[int, str], ...]:
+    """Return what the trace observed before step `end`, each text with the step it came in.
+
+    Args:
+        steps: the trace's steps.
+        end: the conclusion's index (or `len(steps)`).
+        evidence: known texts of cited references.
+
+    Returns:
+        ``(index, text)`` of each observation step before `end` and of each known cited text of
+        steps[:end + 1] (at the citing step's index; a step's own content comes first), in order.
+    """
+    out: list[tuple[int, str]] = []
+    for i, step in enumerate(steps[: end + 1]):
+        if i < end and step.kind == StepKind.OBSERVATION:
+            out.append((i, step.content))
+        out.extend((i, evidence[ref]) for ref in step.cites if ref in evidence)
+    return tuple(out)
+
+
 def repeated_steps(steps: Sequence[StepDraft], thresholds: QualityThresholds) -> tuple[int, ...]:
     """Return the steps that are the same thought as an earlier step of the same kind.
 
@@ -189,8 +217,8 @@ def read_trace(
     end = index if index is not None else len(steps)
     found = evidence_before(steps, end, evidence)
     texts = _conclusion_texts(draft, index, evidence)
-    conclusion_terms = topic_terms(texts)
-    evidence_terms = topic_terms(found.texts)
+    conclusion_terms = topic_terms(texts).union(*(name_marks(t) for t in texts))
+    evidence_terms = topic_terms(found.texts).union(*(name_marks(t) for t in found.texts))
     shared = conclusion_terms & evidence_terms
     if conclusion_terms and evidence_terms:
         grounding = len(shared) / len(conclusion_terms)
@@ -209,6 +237,8 @@ def read_trace(
         evidence_terms=frozenset(evidence_terms),
         related=len(shared) >= max(thresholds.min_shared_terms, 1),
         grounding=grounding,
+        sources=evidence_sources(steps, end, evidence),
+        actions=tuple(i for i, s in enumerate(steps[:end]) if s.kind == StepKind.ACTION),
         rejected=frozenset(rejected),
         hypotheses=frozenset(hypotheses),
         repeated=repeated_steps(steps, thresholds),

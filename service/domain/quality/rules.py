@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from service.domain.models import QualityIssue, Severity, StepKind
 from service.domain.quality.facts import THOUGHT_LIKE, TraceFacts, is_evidence_step
+from service.domain.quality.restating import circular_conclusion, contradicts_evidence
 from service.domain.quality.thresholds import QualityThresholds
 from service.domain.text import containment, restate_score, similarity
 
@@ -257,8 +258,10 @@ RULES: tuple[Rule, ...] = (
     missing_conclusion,
     circular_loop,
     circular_restatement,
+    circular_conclusion,
     unsupported_conclusion,
     concludes_rejected,
+    contradicts_evidence,
     repetitive,
     too_short,
 )

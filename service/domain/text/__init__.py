@@ -1,5 +1,16 @@
 """Text shared by every door: input checks, the one normaliser, the term engine, word lists."""
 
+from service.domain.text.claims import (
+    CONDITIONALS,
+    EXPLAINERS,
+    Claim,
+    asked_cause,
+    claims,
+    explanation,
+    name_marks,
+    read_claim,
+    sentences,
+)
 from service.domain.text.keys import edit_distance, spelling_variant
 from service.domain.text.lexicon import (
     ANTONYMS,
@@ -37,6 +48,8 @@ from service.domain.text.validate import (
 
 __all__ = [
     "ANTONYMS",
+    "CONDITIONALS",
+    "EXPLAINERS",
     "HEDGES",
     "INT64_MAX",
     "INT64_MIN",
@@ -47,19 +60,26 @@ __all__ = [
     "OPPOSITION_OVERLAP",
     "STATEMENT_NEGATIONS",
     "STOPWORDS",
+    "Claim",
     "Polarity",
     "analyse_polarity",
+    "asked_cause",
     "check_json",
+    "claims",
     "clean_text",
     "containment",
     "edit_distance",
+    "explanation",
     "fold",
     "fold_spaces",
     "key_part",
     "loose_text",
+    "name_marks",
     "normalise_for_match",
     "opposed",
+    "read_claim",
     "restate_score",
+    "sentences",
     "shingles",
     "similarity",
     "spelling_variant",

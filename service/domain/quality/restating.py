@@ -1,0 +1,149 @@
+"""Gate rules on what a conclusion says: against the evidence, itself and the task's question."""
+
+from __future__ import annotations
+
+from service.domain.models import QualityIssue, Severity, StepKind
+from service.domain.quality.facts import TraceFacts
+from service.domain.quality.thresholds import QualityThresholds
+from service.domain.text import (
+    Claim,
+    asked_cause,
+    claims,
+    containment,
+    explanation,
+    sentences,
+    similarity,
+    terms,
+)
+
+#: Fewest core terms (count) for a claim to be compared with another: "not enabled" alone
+#: says too little about what is not enabled.
+MIN_CLAIM_TERMS = 2
+
+_EVIDENCE_KINDS = frozenset({StepKind.OBSERVATION, StepKind.ACTION})
+
+
+def _quote(text: str, limit: int = 80) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def contradicts_evidence(trace: TraceFacts, th: QualityThresholds) -> list[QualityIssue]:
+    """Flag a conclusion that says the opposite of what the trace observed (serious).
+
+    Rule (step = the conclusion step, None if only produced): a sentence of the conclusion
+    step's content or of the produced content, read as a claim (`read_claim`: questions and
+    conditions are no claims), has the same core terms in the same order (at least
+    `MIN_CLAIM_TERMS`) as a claim of the evidence (`TraceFacts.sources`: observations and
+    known cited texts) and the opposite polarity ("the cache is enabled" against "the cache
+    is not enabled", "isn't", "is disabled", "is no longer enabled"). Only the last evidence
+    claim with that core counts (a later observation may correct an earlier one), and none
+    after which an action step came (the action may have changed what was observed).
+    Sharing words is not enough: the statements must be the same but for the negation.
+
+    Args:
+        trace: the trace's facts.
+        th: the gate's numbers (unused by this rule).
+
+    Returns:
+        One ``contradicts_evidence`` issue, or none.
+    """
+    said = [c for text in trace.conclusion_texts for c in claims(text)]
+    said = [c for c in said if len(c.core) >= MIN_CLAIM_TERMS]
+    if not said:
+        return []
+    cores = {c.core for c in said}
+    last: dict[tuple[str, ...], tuple[int, Claim, str]] = {}
+    for index, text in trace.sources:
+        for sentence in sentences(text):
+            found = claims(sentence)
+            if found and found[0].core in cores:
+                last[found[0].core] = (index, found[0], sentence)
+    for claim in said:
+        if claim.core not in last:
+            continue
+        index, observed, sentence = last[claim.core]
+        if observed.negative == claim.negative or any(a > index for a in trace.actions):
+            continue
+        return [
+            QualityIssue(
+                code="contradicts_evidence",
+                severity=Severity.SERIOUS,
+                step=trace.conclusion_index,
+                message=(
+                    f"the conclusion says the opposite of step {index} "
+                    f'("{_quote(sentence)}"): only the negation differs'
+                ),
+            )
+        ]
+    return []
+
+
+def _explains_itself(text: str) -> bool:
+    for sentence in sentences(text):
+        parts = explanation(sentence)
+        if parts is not None and set(parts[1]) <= set(parts[0]):
+            return True
+    return False
+
+
+def _copies_evidence(trace: TraceFacts, th: QualityThresholds, text: str) -> bool:
+    before = trace.steps[: trace.end]
+    if not before or any(s.kind not in _EVIDENCE_KINDS for s in before):
+        return False
+    found = trace.evidence
+    if found.unknown_cites or len(set(found.texts)) != 1:
+        return False
+    return similarity(found.texts[0], text) >= th.same_thought_similarity
+
+
+def _restates_question(trace: TraceFacts, th: QualityThresholds, text: str) -> bool:
+    asked = asked_cause(trace.draft.task)
+    said = set(terms(text))
+    if not asked or not said or not said <= set(asked):
+        return False
+    return containment(" ".join(asked), text) >= th.restate_containment
+
+
+def circular_conclusion(trace: TraceFacts, th: QualityThresholds) -> list[QualityIssue]:
+    """Flag a conclusion that gives back what it started from (``circular``, serious).
+
+    Rule (step = the conclusion step, None if only produced), on the conclusion step's content
+    or the produced content:
+
+    - it explains itself: a sentence "A because B" (or "since", "so", "therefore", "hence",
+      "thus") whose B has no term that A lacks ("the build is slow because it is slow");
+    - it copies its one piece of evidence: every step before the conclusion is an observation
+      or action, their texts and the known cited texts are one text, and the conclusion is the
+      same thought (``similarity >= same_thought_similarity``) — no reasoning happened;
+    - it restates the question: the task asks why (`asked_cause`: "why", "how come", "what
+      causes"), the conclusion has no term the question lacks, and holds the question
+      (``containment >= restate_containment``): "Why is the build slow?" -> "The build is
+      slow" names no cause. A yes/no task ("Is the cache enabled?") answered by its statement
+      is an answer, not flagged.
+
+    Args:
+        trace: the trace's facts.
+        th: the gate's numbers.
+
+    Returns:
+        One ``circular`` issue, or none.
+    """
+    for text in trace.conclusion_texts:
+        if _explains_itself(text):
+            why = "explains itself by itself"
+        elif _copies_evidence(trace, th, text):
+            why = "only copies the one observation before it"
+        elif _restates_question(trace, th, text):
+            why = "restates the task's question instead of answering it"
+        else:
+            continue
+        return [
+            QualityIssue(
+                code="circular",
+                severity=Severity.SERIOUS,
+                step=trace.conclusion_index,
+                message=f'the conclusion {why} ("{_quote(text)}")',
+            )
+        ]
+    return []

@@ -1,0 +1,164 @@
+"""Statements of a text with their negation read off: sentence claims, explanations, name marks."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from service.domain.text.lexicon import ANTONYMS, STATEMENT_NEGATIONS, STOPWORDS
+from service.domain.text.normalise import words
+from service.domain.text.terms import NOT_TERM, terms
+
+#: A sentence ends at ``.``, ``!``, ``?`` or ``;`` followed by white space, or at a line break
+#: (``config.yaml`` and ``3.2`` stay whole).
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
+
+#: Words that make a sentence a condition or an open question rather than a claim.
+CONDITIONALS: frozenset[str] = frozenset(
+    {"if", "unless", "whether", "when", "whenever", "suppose", "supposing", "assuming"}
+)
+
+#: Words after which a sentence gives the reason for (or the consequence of) what precedes.
+EXPLAINERS: frozenset[str] = frozenset({"because", "since", "so", "therefore", "hence", "thus"})
+
+#: A single capital letter standing alone ("service Y", "plan B"), not an initial ("U.S.").
+_NAME_MARK = re.compile(r"(?<![\w'&.\-])([A-Z])(?![\w'&]|[.\-]\w)")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One sentence read as a claim: what it says and whether it says it negatively.
+
+    Attributes:
+        negative: True when the sentence carries an odd number of negation/antonym cues.
+        core: its content terms in order (`terms`), cues dropped, the negative member of an
+            antonym pair mapped to its positive one ("disabled" -> the term of "enabled").
+        cues: the cue words found, in order.
+    """
+
+    negative: bool
+    core: tuple[str, ...]
+    cues: tuple[str, ...]
+
+
+def sentences(text: str) -> list[str]:
+    """Return the non-empty sentences of a text, terminators kept.
+
+    Args:
+        text: any text.
+
+    Returns:
+        E.g. ``["The cache is on.", "Is it used?"]`` for ``"The cache is on. Is it used?"``.
+    """
+    return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
+
+
+def _is_negation(word: str) -> bool:
+    return word in STATEMENT_NEGATIONS or word.endswith("n't")
+
+
+def read_claim(sentence: str) -> Claim | None:
+    """Read one sentence as a claim, its negation cues apart from what it says.
+
+    Negation cues are the `STATEMENT_NEGATIONS` ("not", "no", "never", "cannot", "isn't", ...),
+    any other word ending in "n't", and the negative member of an `ANTONYMS` pair; "no longer"
+    is one cue, and "anymore" belongs to the cue before it ("not enabled anymore"). "The cache isn't enabled", "The cache is not enabled" and
+    "The cache is disabled" are the negative claim whose core is that of "The cache is enabled".
+
+    Args:
+        sentence: one sentence (see `sentences`).
+
+    Returns:
+        The claim, or None for a question (ends with "?") or a condition (holds one of
+        `CONDITIONALS`: "if", "whether", "unless", ...).
+    """
+    if sentence.rstrip().endswith("?"):
+        return None
+    found = words(sentence)
+    if any(w in CONDITIONALS for w in found):
+        return None
+    core: list[str] = []
+    cues: list[str] = []
+    for i, word in enumerate(found):
+        if (word == "longer" and i > 0 and found[i - 1] == "no") or (word == "anymore" and cues):
+            cues[-1] = f"{cues[-1]} {word}"
+        elif _is_negation(word):
+            cues.append(word)
+        elif word in ANTONYMS:
+            cues.append(word)
+            core.extend(terms(ANTONYMS[word]))
+        else:
+            core.extend(t for t in terms(word) if t != NOT_TERM)
+    return Claim(negative=len(cues) % 2 == 1, core=tuple(core), cues=tuple(cues))
+
+
+def claims(text: str) -> list[Claim]:
+    """Return the claims of a text, sentence by sentence (questions and conditions left out).
+
+    Args:
+        text: any text.
+
+    Returns:
+        One `Claim` per sentence that states something, in order.
+    """
+    return [c for c in (read_claim(s) for s in sentences(text)) if c is not None]
+
+
+def explanation(sentence: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """Split a sentence at its first explaining word into what it claims and what it gives.
+
+    Args:
+        sentence: one sentence.
+
+    Returns:
+        The terms (`terms`, negation kept as ``not``) before and after the first word of
+        `EXPLAINERS` ("because", "since", "so", "therefore", "hence", "thus"), or None when the
+        sentence holds none or either side has no term.
+    """
+    found = words(sentence)
+    at = next((i for i, w in enumerate(found) if w in EXPLAINERS), None)
+    if at is None:
+        return None
+    claim, reason = terms(" ".join(found[:at])), terms(" ".join(found[at + 1 :]))
+    return (claim, reason) if claim and reason else None
+
+
+def asked_cause(text: str) -> tuple[str, ...] | None:
+    """Return the terms of the cause a text asks for ("Why is the build slow?" -> build, slow).
+
+    Args:
+        text: a task or question.
+
+    Returns:
+        The terms (`terms`, negation kept) of the first sentence's part from "why" (or "how
+        come", or "what" followed by "cause(s|d)") to its end; None when no sentence asks why.
+    """
+    for sentence in sentences(text):
+        found = words(sentence)
+        for i, word in enumerate(found):
+            after = found[i + 1] if i + 1 < len(found) else ""
+            if word == "why":
+                return terms(" ".join(found[i + 1 :]))
+            if (word, after) == ("how", "come") or (
+                word == "what" and after in ("causes", "caused", "cause")
+            ):
+                return terms(" ".join(found[i + 2 :]))
+    return None
+
+
+def name_marks(text: str) -> set[str]:
+    """Return the single capital letters a text uses as names ("service Y", "plan B").
+
+    `terms` drops one-character words (mostly noise); a capital letter standing alone names
+    a thing two texts can share. Initials ("U.S.") and the words "A" and "I" do not count.
+
+    Args:
+        text: any text.
+
+    Returns:
+        The letters, case-folded and prefixed with ``"#"`` (``{"#y"}``) so that they never equal
+        a term.
+    """
+    found = _NAME_MARK.findall(unicodedata.normalize("NFKC", text))
+    return {f"#{c.casefold()}" for c in found if c.casefold() not in STOPWORDS}

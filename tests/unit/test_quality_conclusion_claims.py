@@ -1,0 +1,217 @@
+"""Unit tests of the gate's rules on what a conclusion says (quality/restating.py, text/claims.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.domain.models import ProducedDraft, StepDraft, StepKind, TraceDraft, Verdict
+from service.domain.quality import assess
+from service.domain.text import asked_cause, claims, explanation, name_marks, read_claim
+
+T, A, OBS, C = StepKind.THOUGHT, StepKind.ACTION, StepKind.OBSERVATION, StepKind.CONCLUSION
+ENABLED = "the cache is enabled in config"
+
+
+def s(kind: str, content: str, **kw: object) -> StepDraft:
+    return StepDraft(kind=kind, content=content, **kw)  # type: ignore[arg-type]
+
+
+def issues(draft: TraceDraft, **kw: object) -> dict[str, int | None]:
+    return {i.code: i.step for i in assess(draft, **kw).issues}  # type: ignore[arg-type]
+
+
+def two_steps(observed: str, concluded: str, task: str = "Check the cache setting") -> TraceDraft:
+    return TraceDraft(task=task, steps=(s(OBS, observed), s(C, concluded)))
+
+
+# --- claims: negation read off precisely -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "negated",
+    [
+        "the cache is not enabled in config",
+        "The cache isn't enabled in config.",
+        "the cache is never enabled in config",
+        "no cache enabled in config",
+        "the cache is no longer enabled in config",
+        "the cache is not enabled in config anymore",
+        "the cache is disabled in config",
+        "the cache cannot be enabled in config",
+        "the cache can't be enabled in config",
+        "the cache mustn't be enabled in config",
+        "the cache needn't be enabled in config",
+    ],
+)
+def test_negated_claim_has_the_core_of_the_plain_one(negated: str) -> None:
+    plain, negative = read_claim(ENABLED), read_claim(negated)
+    assert plain is not None and negative is not None
+    assert (plain.negative, negative.negative) == (False, True)
+    assert negative.core == plain.core == ("cache", "enabl", "config")
+
+
+def test_double_negation_is_positive_and_questions_or_conditions_are_no_claims() -> None:
+    claim = read_claim("the cache is not disabled in config")
+    assert claim is not None and not claim.negative
+    assert read_claim("Is the cache enabled in config?") is None
+    assert read_claim("if the cache is enabled in config the build is fast") is None
+    assert claims("Config read. Is the cache on?") == [read_claim("Config read.")]
+
+
+def test_explanation_and_asked_cause_and_name_marks() -> None:
+    assert explanation("the build is slow because it is slow") == (("build", "slow"), ("slow",))
+    assert explanation("the build is slow") is None
+    assert asked_cause("Find out why the build is slow.") == ("build", "slow")
+    assert asked_cause("How come the queue is stuck?") == ("queue", "stuck")
+    assert asked_cause("Is the build slow?") is None
+    assert name_marks("Y evidence, plan B; A test, I think, in the U.S.") == {"#y", "#b"}
+
+
+# --- contradicts_evidence ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("observed", "concluded"),
+    [
+        (ENABLED, "the cache is not enabled in config"),
+        ("the cache isn't enabled in config", "The cache is enabled in config."),
+        (ENABLED, "Checked it. The cache is disabled in config."),
+        ("the tests fail on CI", "the tests pass on CI"),
+        ("no errors in the worker log", "errors in the worker log"),
+    ],
+)
+def test_conclusion_negating_the_evidence_is_rejected(observed: str, concluded: str) -> None:
+    result = assess(two_steps(observed, concluded))
+    assert result.verdict == Verdict.REJECTED
+    assert issues(two_steps(observed, concluded))["contradicts_evidence"] == 1
+
+
+def test_contradicted_cited_evidence_and_produced_only_conclusion() -> None:
+    cited = TraceDraft(
+        task="Check the cache setting",
+        steps=(s(OBS, "read the config file", cites=("m-1",)), s(C, "the cache is not enabled")),
+    )
+    assert "contradicts_evidence" in issues(cited, evidence={"m-1": "The cache is enabled."})
+    produced = TraceDraft(
+        task="Check the cache setting",
+        steps=(s(OBS, ENABLED), s(T, "so that is settled")),
+        produced=ProducedDraft(kind="fact", content="the cache is not enabled in config"),
+    )
+    assert issues(produced)["contradicts_evidence"] is None
+
+
+@pytest.mark.parametrize(
+    ("observed", "concluded"),
+    [
+        (ENABLED, ENABLED),  # agrees
+        (ENABLED, "the cache is not enabled in production"),  # shares words, another claim
+        (ENABLED, "the cache is not used although it is enabled in config"),
+        ("Is the cache enabled in config?", "the cache is not enabled in config"),  # a question
+        (
+            "if the cache is enabled in config, builds are fast",
+            "the cache is not enabled in config",
+        ),
+        ("the cache is not disabled in config", ENABLED),  # double negation agrees
+    ],
+)
+def test_near_misses_are_not_contradictions(observed: str, concluded: str) -> None:
+    assert "contradicts_evidence" not in issues(two_steps(observed, concluded))
+
+
+def test_a_later_observation_or_an_action_lifts_the_contradiction() -> None:
+    corrected = TraceDraft(
+        task="Check the cache setting",
+        steps=(
+            s(OBS, "the cache is not enabled in config"),
+            s(OBS, "Reloaded it. The cache is enabled in config."),
+            s(C, ENABLED),
+        ),
+    )
+    assert "contradicts_evidence" not in issues(corrected)
+    acted = TraceDraft(
+        task="Enable the cache",
+        steps=(
+            s(OBS, "the cache is not enabled in config"),
+            s(A, "set cache: on in config.yaml"),
+            s(C, ENABLED),
+        ),
+    )
+    assert "contradicts_evidence" not in issues(acted)
+
+
+# --- circular: the conclusion gives back what it started from --------------------------------
+
+
+def test_conclusion_explaining_itself_is_circular() -> None:
+    draft = two_steps(
+        "the build takes 40 minutes on the CI runner",
+        "the build is slow because it is slow",
+        task="Why is the build slow?",
+    )
+    assert issues(draft)["circular"] == 1
+    same = two_steps("the build is slow because it is slow", "the build is slow because it is slow")
+    assert issues(same)["circular"] == 1
+
+
+def test_conclusion_copying_its_only_observation_is_circular() -> None:
+    draft = two_steps(
+        "the build takes 40 minutes on the runner", "The build takes 40 minutes on the runner."
+    )
+    assert issues(draft)["circular"] == 1
+
+
+@pytest.mark.parametrize(
+    "task",
+    ["Why is the build slow?", "Find out why the build is slow.", "How come the build is slow?"],
+)
+def test_conclusion_restating_the_why_question_is_circular(task: str) -> None:
+    draft = two_steps("the build takes 40 minutes on the CI runner", "The build is slow.", task)
+    result = assess(draft)
+    assert result.verdict == Verdict.REJECTED
+    assert issues(draft)["circular"] == 1
+
+
+REASONED = TraceDraft(
+    task="Check the build",
+    steps=(
+        s(OBS, "the build takes 40 minutes"),
+        s(T, "that is long for this repo"),
+        s(C, "the build takes 40 minutes"),
+    ),
+)
+TWO_OBSERVATIONS = TraceDraft(
+    task="Check the build",
+    steps=(
+        s(OBS, "the build takes 40 minutes"),
+        s(OBS, "the runner is idle"),
+        s(C, "the build takes 40 minutes"),
+    ),
+)
+
+
+@pytest.mark.parametrize(
+    "draft",
+    [
+        two_steps("the cache volume is full", "slow because the cache is full", "Why so slow?"),
+        two_steps("cache: on in config.yaml", ENABLED, "Is the cache enabled in config?"),
+        two_steps("the build takes 40 minutes", "the build is slow", "Check the build speed"),
+        REASONED,
+        TWO_OBSERVATIONS,
+    ],
+    ids=["explained", "yes_no_question", "not_a_why_task", "reasoned_copy", "two_observations"],
+)
+def test_near_misses_are_not_circular(draft: TraceDraft) -> None:
+    assert "circular" not in issues(draft)
+
+
+# --- relatedness: a capital letter used as a name is a shared term ---------------------------
+
+
+def test_conclusion_sharing_a_one_letter_name_with_the_evidence_is_supported() -> None:
+    draft = two_steps("Y evidence seen in logs", "Y implies the queue is stuck", "Why stuck?")
+    result = assess(draft)
+    assert result.verdict == Verdict.ACCEPTED, result.issues
+    unrelated = two_steps("X evidence seen in logs", "Y implies the queue is stuck", "Why stuck?")
+    assert "unsupported_conclusion" in issues(unrelated)
+    article = two_steps("A timeout seen in logs", "A queue is stuck", "Why stuck?")
+    assert "unsupported_conclusion" in issues(article)
