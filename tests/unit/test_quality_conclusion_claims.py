@@ -204,6 +204,14 @@ def test_near_misses_are_not_circular(draft: TraceDraft) -> None:
     assert "circular" not in issues(draft)
 
 
+def test_a_reason_picking_up_part_of_a_longer_claim_is_not_circular() -> None:
+    draft = two_steps(
+        "the cache volume on the build host is full",
+        "the build fails on the host with a full cache volume because the volume is full",
+    )
+    assert "circular" not in issues(draft)
+
+
 # --- relatedness: a capital letter used as a name is a shared term ---------------------------
 
 

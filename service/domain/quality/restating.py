@@ -82,7 +82,10 @@ def contradicts_evidence(trace: TraceFacts, th: QualityThresholds) -> list[Quali
 def _explains_itself(text: str) -> bool:
     for sentence in sentences(text):
         parts = explanation(sentence)
-        if parts is not None and set(parts[1]) <= set(parts[0]):
+        if parts is None:
+            continue
+        claim, reason = set(parts[0]), set(parts[1])
+        if reason <= claim and len(claim - reason) <= 1:
             return True
     return False
 
@@ -112,7 +115,8 @@ def circular_conclusion(trace: TraceFacts, th: QualityThresholds) -> list[Qualit
     or the produced content:
 
     - it explains itself: a sentence "A because B" (or "since", "so", "therefore", "hence",
-      "thus") whose B has no term that A lacks ("the build is slow because it is slow");
+      "thus") whose B has no term that A lacks and lacks at most one of A's (the subject a
+      pronoun stands for): "the build is slow because it is slow";
     - it copies its one piece of evidence: every step before the conclusion is an observation
       or action, their texts and the known cited texts are one text, and the conclusion is the
       same thought (``similarity >= same_thought_similarity``) — no reasoning happened;
