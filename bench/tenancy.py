@@ -41,10 +41,15 @@ service in its own process:
 | 100k | after | 50.2 / 112 | 84.7 / 128 | 86.1 / 127 | 1.14x |
 | 476k | before | 27.5 / 61.4 | 56.2 / 88.9 | 53.2 / 91.8 | 1.49x |
 | 476k | after | 48.2 / 146 | 94.6 / 155 | 91.9 / 164 | 1.13x |
+| 1M | after (load 10, right after the fill) | 128 / 226 | 209 / 335 | 200 / 318 | 1.41x |
+| 1M | before | 28.0 / 72.7 | 53.1 / 105 | 55.4 / 87.0 | 1.20x |
+| 1M | after | 46.3 / 149 | 86.8 / 138 | 78.9 / 142 | 0.95x |
 
-Every "after" run is within 1.5x of its floor at p95 (1.13-1.45x; before: 1.20-1.90x); the
+Every "after" run is within 1.5x of its floor at p95 (0.95-1.45x; before: 1.20-1.90x); the
 p50 ratio is still 1.3-1.9x (in-process 1.5-2.1x), and at these loads a run's own floor moves by
-2x between runs, so compare only within a row pair.
+2x between runs, so compare only within a row pair. At 1M (after, p50 ms): encode 25.2,
+SEARCH 21.0, fulltext 15.4 (hidden under the encode), the rest at least 4.0; before 15.0 /
+13.0 / 9.1 / 11.2. 1M runs need `RATIONALE_QUERY_TIMEOUT_S=300` (the filler count under load).
 """
 
 from __future__ import annotations
