@@ -177,8 +177,10 @@ async def remember(
     ] = None,
     confidence: Annotated[float | None, Field(ge=0, le=1, description="In [0, 1].")] = None,
     status: Annotated[
-        Literal["active", "challenged", "retracted"] | None,
-        Field(description="A decision's status; default active."),
+        Literal["active", "challenged"] | None,
+        Field(
+            description="A decision's status; default active (to retract, use the retract tool)."
+        ),
     ] = None,
     trigger: Annotated[str | None, Field(description="When a procedure applies.")] = None,
     valid_from: Time = None,

@@ -12,7 +12,8 @@ MemoryKind = Literal["fact", "decision", "procedure", "observation"]
 AnyKind = Literal["fact", "decision", "procedure", "observation", "reasoning"]
 StepKind = Literal["thought", "action", "observation", "decision", "conclusion"]
 StepStatus = Literal["asserted", "hypothesis", "rejected"]
-DecisionStatus = Literal["active", "challenged", "retracted"]
+#: The statuses a client may write (retraction is `memories.retract`, not a status).
+DecisionStatus = Literal["active", "challenged"]
 IngestFormat = Literal[
     "auto",
     "swe-agent",
