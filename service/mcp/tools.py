@@ -18,25 +18,25 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase
 from mcp.types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ConfigDict, Field, ValidationError
 
 from service.mcp import render
+from service.mcp.arguments import (
+    INT64_MAX,
+    Actor,
+    AnyKind,
+    IngestFormat,
+    MemoryId,
+    MemoryKind,
+    OriginName,
+    ProducedArg,
+    Reason,
+    StepArg,
+    Time,
+)
 from service.mcp.backend import Backend, BackendError, Json
 
-#: The kinds `remember` creates (the domain's `WRITABLE_KINDS`; a unit test keeps them equal).
-MemoryKind = Literal["fact", "decision", "procedure", "observation"]
-#: Every kind, for the `kinds` filter of recall and search (the domain's `Kind`).
-AnyKind = Literal["fact", "decision", "procedure", "observation", "reasoning"]
-StepKind = Literal["thought", "action", "observation", "decision", "conclusion"]
-StepStatus = Literal["asserted", "hypothesis", "rejected"]
-#: The doors a memory is created through (`service.origins.Origin`; a unit test keeps them equal).
-OriginName = Literal["user", "ingestion", "maintenance"]
-IngestFormat = Literal["auto", "swe-agent", "react", "openhands", "adr", "text"]
-
 BackendFor = Callable[["Context[Any, Any]"], Awaitable[Backend]]
-
-#: The largest integer Neo4j stores (signed 64-bit), as the REST schemas bound them.
-INT64_MAX = 2**63 - 1
 
 INSTRUCTIONS = """Rationale is agent memory that keeps why next to what. Store facts, decisions,
 procedures and observations with `remember`; store how you reached a decision with
@@ -44,50 +44,6 @@ procedures and observations with `remember`; store how you reached a decision wi
 acting, `recall` what is relevant. To question a past decision, read its `lineage` or `challenge`
 it (which lists the steps whose evidence has since changed). Everything is scoped to the
 namespace of your API key."""
-
-MemoryId = Annotated[str, Field(min_length=1, description="The memory's memory_id.")]
-Time = Annotated[
-    str | None,
-    Field(
-        description="ISO 8601 time with an offset, e.g. 2024-05-01T00:00:00Z.",
-        json_schema_extra={"format": "date-time"},
-    ),
-]
-Reason = Annotated[str, Field(min_length=1, max_length=2000, description="Why, in a sentence.")]
-Actor = Annotated[
-    str | None, Field(description="Who writes (e.g. agent:ci-triage); default the key's name.")
-]
-
-
-class StepArg(BaseModel):
-    """One reasoning step to record (`rejects` holds 0-based indexes of earlier steps)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    kind: StepKind = Field(description="thought, action, observation, decision or conclusion.")
-    content: str = Field(min_length=1, description="What was thought, done or seen.")
-    status: StepStatus | None = Field(
-        default=None, description="hypothesis for a guess under test; default asserted."
-    )
-    rejects: list[int] = Field(
-        default_factory=list,
-        description="0-based indexes of earlier hypotheses this step rules out.",
-    )
-    cites: list[str] = Field(
-        default_factory=list, description="memory_ids of the evidence this step relies on."
-    )
-
-
-class ProducedArg(BaseModel):
-    """The memory a trace creates as its outcome (usually a decision)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    kind: MemoryKind = Field(default="decision", description="Usually decision.")
-    content: str = Field(min_length=1, description="The decision (or fact...) itself.")
-    confidence: float | None = Field(default=None, ge=0, le=1, description="In [0, 1].")
-    subject: str | None = Field(default=None, description="Key subject (facts).")
-    attribute: str | None = Field(default=None, description="Key attribute (facts).")
 
 
 class RationaleServer(MCPServer[Any]):

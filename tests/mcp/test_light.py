@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import get_args
 
 from service.domain.models import WRITABLE_KINDS, Kind, StepKind, StepStatus
-from service.mcp import tools
+from service.mcp import arguments
 from service.origins import Origin
 
 REPO = Path(__file__).resolve().parents[2]
@@ -31,8 +31,8 @@ def test_the_stdio_entry_loads_neither_torch_nor_neo4j_nor_the_domain() -> None:
 
 
 def test_tool_enums_are_the_domain_enums() -> None:
-    assert set(get_args(tools.MemoryKind)) == {k.value for k in WRITABLE_KINDS}
-    assert set(get_args(tools.AnyKind)) == {k.value for k in Kind}
-    assert set(get_args(tools.StepKind)) == {k.value for k in StepKind}
-    assert set(get_args(tools.StepStatus)) == {k.value for k in StepStatus}
-    assert set(get_args(tools.OriginName)) == {o.value for o in Origin}
+    assert set(get_args(arguments.MemoryKind)) == {k.value for k in WRITABLE_KINDS}
+    assert set(get_args(arguments.AnyKind)) == {k.value for k in Kind}
+    assert set(get_args(arguments.StepKind)) == {k.value for k in StepKind}
+    assert set(get_args(arguments.StepStatus)) == {k.value for k in StepStatus}
+    assert set(get_args(arguments.OriginName)) == {o.value for o in Origin}

@@ -1,0 +1,64 @@
+"""The argument types of the MCP tools: kinds, statuses, times, steps, the produced memory."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+#: The kinds `remember` creates (the domain's `WRITABLE_KINDS`; a unit test keeps them equal).
+MemoryKind = Literal["fact", "decision", "procedure", "observation"]
+#: Every kind, for the `kinds` filter of recall and search (the domain's `Kind`).
+AnyKind = Literal["fact", "decision", "procedure", "observation", "reasoning"]
+StepKind = Literal["thought", "action", "observation", "decision", "conclusion"]
+StepStatus = Literal["asserted", "hypothesis", "rejected"]
+#: The doors a memory is created through (`service.origins.Origin`; a unit test keeps them equal).
+OriginName = Literal["user", "ingestion", "maintenance"]
+IngestFormat = Literal["auto", "swe-agent", "react", "openhands", "adr", "text"]
+
+#: The largest integer Neo4j stores (signed 64-bit), as the REST schemas bound them.
+INT64_MAX = 2**63 - 1
+
+MemoryId = Annotated[str, Field(min_length=1, description="The memory's memory_id.")]
+Time = Annotated[
+    str | None,
+    Field(
+        description="ISO 8601 time with an offset, e.g. 2024-05-01T00:00:00Z.",
+        json_schema_extra={"format": "date-time"},
+    ),
+]
+Reason = Annotated[str, Field(min_length=1, max_length=2000, description="Why, in a sentence.")]
+Actor = Annotated[
+    str | None, Field(description="Who writes (e.g. agent:ci-triage); default the key's name.")
+]
+
+
+class StepArg(BaseModel):
+    """One reasoning step to record (`rejects` holds 0-based indexes of earlier steps)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: StepKind = Field(description="thought, action, observation, decision or conclusion.")
+    content: str = Field(min_length=1, description="What was thought, done or seen.")
+    status: StepStatus | None = Field(
+        default=None, description="hypothesis for a guess under test; default asserted."
+    )
+    rejects: list[int] = Field(
+        default_factory=list,
+        description="0-based indexes of earlier hypotheses this step rules out.",
+    )
+    cites: list[str] = Field(
+        default_factory=list, description="memory_ids of the evidence this step relies on."
+    )
+
+
+class ProducedArg(BaseModel):
+    """The memory a trace creates as its outcome (usually a decision)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: MemoryKind = Field(default="decision", description="Usually decision.")
+    content: str = Field(min_length=1, description="The decision (or fact...) itself.")
+    confidence: float | None = Field(default=None, ge=0, le=1, description="In [0, 1].")
+    subject: str | None = Field(default=None, description="Key subject (facts).")
+    attribute: str | None = Field(default=None, description="Key attribute (facts).")
