@@ -468,8 +468,15 @@ def test_a_page_of_traces_skips_candidates_gone_and_stays_full(tenant: Tenant) -
             json={
                 "task": f"Why did export run {n} stall?",
                 "steps": [
-                    {"kind": "observation", "content": f"export run {n} stalled on a lock"},
-                    {"kind": "conclusion", "content": f"export run {n} stalled on the lock"},
+                    {
+                        "kind": "observation",
+                        "content": f"export run {n} stalled on a lock held by the nightly backup",
+                    },
+                    {
+                        "kind": "conclusion",
+                        "content": f"schedule export run {n} after the nightly backup releases "
+                        "its lock",
+                    },
                 ],
             },
         ).json()
