@@ -197,8 +197,20 @@ TWO_OBSERVATIONS = TraceDraft(
         two_steps("the build takes 40 minutes", "the build is slow", "Check the build speed"),
         REASONED,
         TWO_OBSERVATIONS,
+        two_steps(
+            "the flag turned on 10 minutes before the first crash",
+            "inventory crashed on start-up because of the feature flag flipped too early",
+            "Investigate why inventory crashed on start-up after a feature flag flipped too early",
+        ),
     ],
-    ids=["explained", "yes_no_question", "not_a_why_task", "reasoned_copy", "two_observations"],
+    ids=[
+        "explained",
+        "yes_no_question",
+        "not_a_why_task",
+        "reasoned_copy",
+        "two_observations",
+        "cause_in_the_task_confirmed",
+    ],
 )
 def test_near_misses_are_not_circular(draft: TraceDraft) -> None:
     assert "circular" not in issues(draft)

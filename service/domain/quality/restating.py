@@ -100,7 +100,16 @@ def _copies_evidence(trace: TraceFacts, th: QualityThresholds, text: str) -> boo
     return similarity(found.texts[0], text) >= th.same_thought_similarity
 
 
+def _names_a_cause(text: str) -> bool:
+    """Whether a sentence of `text` gives a reason ("A because B", B with terms of its own)."""
+    return any(explanation(sentence) is not None for sentence in sentences(text))
+
+
 def _restates_question(trace: TraceFacts, th: QualityThresholds, text: str) -> bool:
+    if _names_a_cause(text):
+        # "Why did X fail after Y?" -> "X failed because of Y" answers the question: it
+        # asserts the cause the task only placed beside it ("after"), even in the task's words.
+        return False
     asked = asked_cause(trace.draft.task)
     said = set(terms(text))
     if not asked or not said or not said <= set(asked):
@@ -124,7 +133,8 @@ def circular_conclusion(trace: TraceFacts, th: QualityThresholds) -> list[Qualit
       causes"), the conclusion has no term the question lacks, and holds the question
       (``containment >= restate_containment``): "Why is the build slow?" -> "The build is
       slow" names no cause. A yes/no task ("Is the cache enabled?") answered by its statement
-      is an answer, not flagged.
+      is an answer, not flagged; nor is a conclusion that gives a reason ("... because of Y"),
+      even in the task's words ("Why did X fail after Y?" -> "X failed because of Y").
 
     Args:
         trace: the trace's facts.
