@@ -1,11 +1,12 @@
-// Several traces at once (one round trip for a page of retrieval results), each as reasoning/get_trace returns it: task, steps in order (rejections, cited versions and whether each still holds) and what it produced; ids not found give no row.
+// Traces by id in one round trip (one trace, a lineage, a page of retrieval results): each with its task, steps in order (rejections, cited versions and whether each still holds) and what it produced; ids not found give no row.
 // mode: read
 // returns: many
 // :param namespace => 'default'
 // :param trace_ids => ['trace-memory-id']
 // :param now => datetime()
 UNWIND $trace_ids AS trace_id
-// One row per trace: its recorded version (the lowest), which holds the steps (see reasoning/get_trace).
+// One row per trace: its recorded version (the lowest) holds the steps. A trace is immutable; a later
+// version can only be left by a lifecycle write from before traces were refused one.
 CALL (trace_id) {
   MATCH (t:Memory {namespace: $namespace, memory_id: trace_id})
   WHERE t:ReasoningTrace

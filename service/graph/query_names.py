@@ -67,7 +67,6 @@ class QueryName(StrEnum):
     REASONING_CREATE_STEPS = "reasoning/create_steps"
     REASONING_CREATE_TRACE = "reasoning/create_trace"
     REASONING_GET_CITED_MEMORIES = "reasoning/get_cited_memories"
-    REASONING_GET_TRACE = "reasoning/get_trace"
     REASONING_GET_TRACES = "reasoning/get_traces"
     REASONING_LINK_CITATIONS = "reasoning/link_citations"
     REASONING_LINK_PRODUCED = "reasoning/link_produced"

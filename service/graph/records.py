@@ -84,7 +84,7 @@ _MEMORY_FIELDS = frozenset(f.name for f in fields(MemoryRecord)) - {"extra"}
 
 @dataclass(frozen=True)
 class CiteRecord:
-    """A cited memory version, with whether it still holds (`reasoning/get_trace`'s `cites`).
+    """A cited memory version, with whether it still holds (`reasoning/get_traces`'s `cites`).
 
     Attributes:
         change: `invalidated`, `superseded`, `retracted`, or None while it holds.
@@ -101,7 +101,7 @@ class CiteRecord:
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> CiteRecord:
-        """Map one `cites` map of `reasoning/get_trace`."""
+        """Map one `cites` map of `reasoning/get_traces`."""
         return cls(
             memory_id=row["memory_id"],
             version=row["version"],
@@ -133,7 +133,7 @@ class StepRecord:
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> StepRecord:
-        """Map one `steps` map of `reasoning/get_trace`."""
+        """Map one `steps` map of `reasoning/get_traces`."""
         return cls(
             index=row["index"],
             kind=row["kind"],
@@ -156,7 +156,7 @@ class TraceRecord:
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> TraceRecord:
-        """Map the row of `reasoning/get_trace` (columns `trace`, `task`, `steps`, `produced`)."""
+        """Map the row of `reasoning/get_traces` (columns `trace`, `task`, `steps`, `produced`)."""
         return cls(
             trace=MemoryRecord.from_props(row["trace"]),
             task=row.get("task"),

@@ -37,7 +37,7 @@ from service.errors import ConflictError, GraphUnavailableError, RationaleError
 from service.graph.availability import UNAVAILABLE, Availability, is_connectivity_error
 from service.graph.cypher import NamedQuery, QueryRegistry
 from service.graph.query_names import AnyQueryName
-from service.graph.records import MemoryRecord, TraceRecord
+from service.graph.records import MemoryRecord
 
 log = logging.getLogger(__name__)
 
@@ -188,11 +188,6 @@ class Runner:
     def memories(self, name: AnyQueryName, params: Mapping[str, Any]) -> list[MemoryRecord]:
         """Run a query whose `memory` column is a stored memory; return every row's record."""
         return [MemoryRecord.from_props(r["memory"]) for r in self.run(name, params)]
-
-    def trace(self, name: AnyQueryName, params: Mapping[str, Any]) -> TraceRecord | None:
-        """Run a `reasoning/get_trace`-shaped query; return the trace, or None."""
-        row = self.one(name, params)
-        return None if row is None else TraceRecord.from_row(row)
 
 
 class Tx(Runner):

@@ -60,7 +60,7 @@ class EvidenceDrift(MaintenanceJob):
     not `retracted`) the job reads its lineage (`ReasoningService.lineage`) and keeps the traces
     created through `inputs()` that PRODUCED any of its versions. Their cited evidence is
     counted by exact version, as the key `memory_id@version`; a cite of the decision itself is not
-    evidence. A key *changed* when `get_trace`'s change logic marks it `invalidated`,
+    evidence. A key *changed* when `get_traces`'s change logic marks it `invalidated`,
     `superseded` or `retracted` at or after the citing trace was recorded (the rule of
     challenge). Keys already accounted for are those listed in `drift_evidence` on any
     version of the decision. With `total` distinct cited keys and `k` changed keys not yet

@@ -27,7 +27,7 @@ from service.domain.precedents.models import (
     PrecedentResult,
     ReasoningBrief,
 )
-from service.domain.reasoning import Trace, trace_public
+from service.domain.reasoning import Trace, read_traces, trace_public
 from service.domain.retrieval import CandidateFinder, RetrievalConfig, fuse, lucene_query
 from service.domain.retrieval.models import Hit, RetrievalQuery, Unrecognized
 from service.domain.text import NOT_TERM, clean_text, terms
@@ -229,16 +229,13 @@ class PrecedentService:
             },
         )
         now = utcnow()
-        briefs = []
-        for row in rows:
-            if request.known_at is not None and row["system_from"] > request.known_at:
-                continue
-            trace = tx.trace(
-                QueryName.REASONING_GET_TRACE,
-                {"namespace": namespace, "trace_id": row["trace_id"], "now": now},
-            )
-            if trace is not None:
-                briefs.append(_brief(trace_public(trace)))
+        wanted = [
+            str(row["trace_id"])
+            for row in rows
+            if request.known_at is None or row["system_from"] <= request.known_at
+        ]
+        found = read_traces(tx, namespace, wanted, now)
+        briefs = [_brief(trace_public(found[t])) for t in wanted if t in found]
         outcomes = list_outcomes_in(
             tx, namespace, [group.memory_id], request.as_of, request.known_at
         )

@@ -99,7 +99,7 @@ class Dependent(Memory):
 
 
 def trace_public(record: TraceRecord) -> Trace:
-    """Map a stored trace (`reasoning/get_trace`) to its public shape."""
+    """Map a stored trace (`reasoning/get_traces`) to its public shape."""
     t = record.trace
     quality = (
         json.loads(t.quality_json)

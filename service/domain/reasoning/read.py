@@ -32,8 +32,8 @@ def read_traces(
 ) -> dict[str, TraceRecord]:
     """Return several whole traces in one round trip (`reasoning/get_traces`), by trace id.
 
-    Each trace is what `reasoning/get_trace` returns for it: task, steps in order with their
-    rejections and cited versions (whether each still holds at `now`), what it produced.
+    Each trace comes with its task, steps in order with their rejections and cited versions
+    (whether each still holds at `now`), and what it produced.
 
     Args:
         runner: a `Graph` or the `Tx` of a unit of work.
@@ -74,10 +74,7 @@ class TraceReader:
         Raises:
             TraceNotFound: no such trace in the namespace.
         """
-        record = self.graph.trace(
-            QueryName.REASONING_GET_TRACE,
-            {"namespace": namespace, "trace_id": trace_id, "now": utcnow()},
-        )
+        record = read_traces(self.graph, namespace, [trace_id], utcnow()).get(trace_id)
         if record is None:
             raise TraceNotFound(f"reasoning trace {trace_id} not found")
         return trace_public(record)
@@ -128,17 +125,11 @@ class TraceReader:
                     "origins": self.policy.origins("lineage"),
                 },
             )
-            out = []
-            for r in ids:
-                if known_at is not None and r["system_from"] > known_at:
-                    continue
-                record = tx.trace(
-                    QueryName.REASONING_GET_TRACE,
-                    {"namespace": namespace, "trace_id": r["trace_id"], "now": now},
-                )
-                if record is not None:
-                    out.append(trace_public(record))
-            return out
+            wanted = [
+                str(r["trace_id"]) for r in ids if known_at is None or r["system_from"] <= known_at
+            ]
+            found = read_traces(tx, namespace, wanted, now)
+            return [trace_public(found[t]) for t in wanted if t in found]
 
         traces = tuple(self.graph.read(work))
         outcomes = (
