@@ -54,7 +54,8 @@ class Services:
     ready: dict[str, bool] = field(default_factory=dict)
 
     def close(self) -> None:
-        """Stop the graph probe and close the driver."""
+        """Stop the retrieval workers and the graph probe, then close the driver."""
+        self.retrieval.close()
         self.graph.availability.close()
         unbind_neomodel(self.graph.driver)
         self.graph.driver.close()

@@ -99,6 +99,10 @@ class RetrievalService:
         self.candidates = CandidateFinder(config, policy)
         self._lexical = ThreadPoolExecutor(LEXICAL_WORKERS, thread_name_prefix="recall-fulltext")
 
+    def close(self) -> None:
+        """Shut the fulltext worker threads down, waiting for the work already running."""
+        self._lexical.shutdown(wait=True)
+
     # -- use cases --------------------------------------------------------------------------
 
     def recall(self, namespace: str, request: RetrievalRequest) -> RetrievalResult:
