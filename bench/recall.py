@@ -296,7 +296,8 @@ def main(
         namespace = f"bench_{size}"
         key = f"bench-{uuid.uuid4().hex}"
         settings = Settings(
-            api_keys={key: {"namespace": namespace, "scopes": ["read"], "name": "bench"}}
+            api_keys={key: {"namespace": namespace, "scopes": ["read"], "name": "bench"}},
+            allowed_hosts=["testserver"],  # TestClient's Host
         )
         app = create_app(settings, embedder=embedder)
         with TestClient(app) as client:

@@ -10,6 +10,7 @@ from fastapi import FastAPI
 from fastapi_offline import FastAPIOffline
 
 from service.api.errors import install_error_handlers
+from service.api.hosts import HostCheckMiddleware
 from service.api.limits import BodyLimitMiddleware
 from service.api.metrics import install_metrics
 from service.api.routes import (
@@ -85,6 +86,8 @@ def create_app(settings: Settings | None = None, embedder: Embedder | None = Non
     install_metrics(app, settings)
 
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
+    # Outermost: a request for a Host the service does not serve is refused before anything else.
+    app.add_middleware(HostCheckMiddleware, allowed=settings.host_allow_list)
 
     app.include_router(health.router)
     app.include_router(memories.router)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ipaddress
 import json
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -17,6 +19,35 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 
 Scope = Literal["read", "write", "ingest", "maintenance"]
 ALL_SCOPES: tuple[Scope, ...] = ("read", "write", "ingest", "maintenance")
+
+
+#: Host names that always reach the service: a rebinding page's Host is its own domain, never these.
+LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "[::1]")
+#: Bind addresses meaning "every interface": no Host name follows from them.
+WILDCARD_BIND_HOSTS = ("0.0.0.0", "[::]")
+_HOST_NAME = re.compile(r"^(\*|(\*\.)?[a-z0-9_]([a-z0-9_.-]*[a-z0-9_])?|\[[0-9a-f:.]+\])$")
+
+
+def host_entry(value: str) -> str:
+    """Return a host name as the Host check compares it: lower case, IPv6 literals bracketed.
+
+    Args:
+        value: a name (`api.example.com`), a pattern (`*.example.com`), `*`, or an IP address.
+
+    Raises:
+        ValueError: a scheme, port, path or other character a host name does not hold.
+    """
+    name = value.strip().lower()
+    if ":" in name and not name.startswith("["):
+        try:
+            name = f"[{ipaddress.IPv6Address(name)}]"
+        except ValueError:
+            raise ValueError(
+                f"allowed host {value!r}: give a host name without scheme or port"
+            ) from None
+    if not _HOST_NAME.match(name):
+        raise ValueError(f"allowed host {value!r}: give a host name without scheme, port or path")
+    return name
 
 
 class ApiKey(BaseModel):
@@ -66,6 +97,16 @@ class Settings(BaseSettings):
         default=False,
         validation_alias="RATIONALE_DEV_BIND_ANY",
         description="Allow dev mode on a non-loopback address (only inside a container whose port is published on the host's loopback).",
+    )
+    allowed_hosts: list[str] = Field(
+        default_factory=list,
+        validation_alias="RATIONALE_ALLOWED_HOSTS",
+        description=(
+            "Host header names accepted besides loopback and the bind address (JSON list, e.g. "
+            '["rationale.example.com", "*.internal.example"]; any port); ["*"] accepts any Host '
+            "(behind a proxy that checks it). Other Hosts get 421 `input.host_not_allowed` on "
+            "REST and /mcp alike: DNS rebinding cannot reach the service."
+        ),
     )
     api_keys: Annotated[dict[str, ApiKey], NoDecode] = Field(
         default_factory=dict,
@@ -350,6 +391,11 @@ class Settings(BaseSettings):
                 raise ValueError(f"RATIONALE_API_KEYS is not valid JSON: {exc}") from exc
         return value
 
+    @field_validator("allowed_hosts")
+    @classmethod
+    def _check_allowed_hosts(cls, value: list[str]) -> list[str]:
+        return [host_entry(v) for v in value]
+
     @field_validator("neo4j_uri")
     @classmethod
     def _check_uri(cls, value: str) -> str:
@@ -370,6 +416,26 @@ class Settings(BaseSettings):
         if self.env == "prod" and not self.api_keys:
             raise ValueError("RATIONALE_API_KEYS is required in prod (dev mode has no auth)")
         return self
+
+    @property
+    def host_allow_list(self) -> tuple[str, ...] | None:
+        """Return the Host names the service answers (loopback, bind address, `allowed_hosts`).
+
+        Returns:
+            Lower-case names, IPv6 literals in brackets, `*.suffix` patterns as given; None when
+            `allowed_hosts` holds `*` (any Host).
+        """
+        if "*" in self.allowed_hosts:
+            return None
+        names = [*LOOPBACK_HOSTS]
+        try:
+            bind = host_entry(self.host)
+        except ValueError:  # not a name a Host header can carry
+            bind = "*"
+        if bind not in WILDCARD_BIND_HOSTS and "*" not in bind:
+            names.append(bind)
+        names += self.allowed_hosts
+        return tuple(dict.fromkeys(names))
 
     @property
     def dev_mode(self) -> bool:

@@ -28,6 +28,8 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 def make_settings(**overrides: object) -> Settings:
     base: dict[str, object] = {
         "RATIONALE_ENV": "test",
+        # TestClient's Host; the default list (loopback, the bind address) stays as shipped.
+        "RATIONALE_ALLOWED_HOSTS": ["testserver"],
         "RATIONALE_API_KEYS": {
             "bootstrap-key": {"namespace": "test_bootstrap", "scopes": ["read"]}
         },

@@ -16,6 +16,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
 from service import errors
+from service.api.hosts import HOST_NOT_ALLOWED
 from service.domain.idempotency import IdempotencyInFlight
 from service.schemas import ErrorBody, QualityOut
 
@@ -182,6 +183,7 @@ def error_responses(
     validation: bool = True,
     graph: bool = True,
     idempotent: bool = False,
+    host: bool = True,
 ) -> dict[int | str, dict[str, Any]]:
     """Build a route's `responses=`: every error status it can answer, with its body model.
 
@@ -193,6 +195,7 @@ def error_responses(
         graph: the route reads Neo4j (503 `graph.unavailable`, with `Retry-After`).
         idempotent: the route honours `Idempotency-Key` (`api.idempotent.respond`): 409
             `idempotency.in_flight` while the same key is still being answered.
+        host: the route is behind the Host check (`api.hosts`): 421 `input.host_not_allowed`.
 
     Returns:
         `{status: {"model": ..., "description": ...}}` listing the stable codes per status.
@@ -228,7 +231,12 @@ def error_responses(
             "model": _union(models),
             "description": "Codes: " + ", ".join(f"`{c}`" for c in codes) + ".",
         }
-    return answers
+    if host:
+        answers[421] = {
+            "model": ErrorBody,
+            "description": f"Codes: `{HOST_NOT_ALLOWED}` (a Host the service does not serve).",
+        }
+    return dict(sorted(answers.items(), key=lambda item: int(item[0])))
 
 
 def _status_of_class(cls: type[errors.RationaleError]) -> int:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
+from urllib.parse import urlsplit
 
 from mcp.server.mcpserver import Context
 from mcp.server.transport_security import TransportSecuritySettings
@@ -23,6 +24,7 @@ from starlette.responses import JSONResponse
 from starlette.types import Receive, Scope, Send
 
 from service.api.auth import Principal, authenticate
+from service.api.hosts import host_allowed, host_name
 from service.container import Services
 from service.errors import AuthError
 from service.mcp.backend import Backend, BackendError
@@ -33,8 +35,8 @@ from service.settings import Settings
 #: Where the MCP endpoint is served.
 MCP_PATH = "/mcp"
 
-_LOOPBACK_HOSTS = ["127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.0.1", "localhost", "[::1]"]
-_LOOPBACK_ORIGINS = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
+#: The refusal's stable code for a browser page of another origin calling dev mode's `/mcp`.
+ORIGIN_NOT_ALLOWED = "input.origin_not_allowed"
 
 
 def _services(scope: Scope) -> Services:
@@ -59,18 +61,45 @@ async def _backend_for(ctx: Context[Any, Any]) -> Backend:
     return LocalBackend(services, principal)
 
 
+def origin_allowed(origin: str | None, allowed: tuple[str, ...] | None) -> bool:
+    """Return True when a request's `Origin` is absent or names a served host (any port).
+
+    Args:
+        origin: the header (`http://localhost:6274`), or None.
+        allowed: `Settings.host_allow_list`; None serves any host.
+    """
+    if origin is None or allowed is None:
+        return True
+    parts = urlsplit(origin)
+    return parts.scheme in ("http", "https") and host_allowed(host_name(parts.netloc), allowed)
+
+
 class McpEndpoint:
     """The ASGI app behind `/mcp`: refuse a missing or unknown key (401), else serve MCP.
 
+    The Host is checked for the whole app (`HostCheckMiddleware`); in dev mode, where no key
+    guards the endpoint, a browser page's `Origin` must name a served host too (403
+    `input.origin_not_allowed`), from the same list (`Settings.host_allow_list`).
+
     Args:
         server: the MCP server whose session manager serves the requests.
+        settings: the app's settings (dev mode, the served hosts).
     """
 
-    def __init__(self, server: RationaleServer) -> None:
+    def __init__(self, server: RationaleServer, settings: Settings) -> None:
         self.server = server
+        self.origins = settings.host_allow_list if settings.dev_mode else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Authenticate the request, then hand it to the MCP session manager."""
+        """Check the Origin (dev mode), authenticate the request, then hand it to MCP."""
+        origin = Headers(scope=scope).get("origin")
+        if not origin_allowed(origin, self.origins):
+            refusal = JSONResponse(
+                {"detail": "this Origin may not call /mcp in dev mode", "code": ORIGIN_NOT_ALLOWED},
+                status_code=403,
+            )
+            await refusal(scope, receive, send)
+            return
         try:
             _principal(_services(scope), Headers(scope=scope).get("authorization"))
         except AuthError as exc:
@@ -89,8 +118,7 @@ class McpMount:
 
     Args:
         app: the FastAPI (Starlette) app to add the `/mcp` route to.
-        settings: the app's settings (dev mode turns on the SDK's DNS-rebinding protection,
-            loopback Host/Origin only, since nothing else guards an unauthenticated endpoint;
+        settings: the app's settings (dev mode: the Origin check of `McpEndpoint`;
             `max_body_bytes` caps a request as for REST).
     """
 
@@ -99,7 +127,7 @@ class McpMount:
         self.settings = settings
         app.add_route(
             MCP_PATH,
-            McpEndpoint(self.server),  # type: ignore[arg-type]  # an ASGI app, not a handler
+            McpEndpoint(self.server, settings),  # type: ignore[arg-type]  # an ASGI app, not a handler
             methods=["GET", "POST", "DELETE"],
             include_in_schema=False,
         )
@@ -107,11 +135,10 @@ class McpMount:
     @asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
         """Run a fresh MCP session manager for the app's lifetime (one per lifespan: it runs once)."""
-        security = TransportSecuritySettings(
-            enable_dns_rebinding_protection=self.settings.dev_mode,
-            allowed_hosts=_LOOPBACK_HOSTS,
-            allowed_origins=_LOOPBACK_ORIGINS,
-        )
+        # Host and Origin are checked before the SDK sees a request (`HostCheckMiddleware`,
+        # `McpEndpoint`), from the one list of served hosts; the SDK's own loopback-only copy
+        # of that check is off.
+        security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
         # Builds the session manager; the Starlette app it returns is not used (our route is).
         self.server.streamable_http_app(
             streamable_http_path=MCP_PATH,

@@ -1,4 +1,4 @@
-"""Dev mode (no keys): `/mcp` answers without a key, but only to loopback Host and Origin headers."""
+"""Dev mode (no keys): `/mcp` answers without a key, but only to served Host and Origin headers."""
 
 from __future__ import annotations
 
@@ -27,14 +27,26 @@ def test_dev_mode_needs_no_key_on_loopback(dev_client: TestClient) -> None:
 
 
 @pytest.mark.parametrize(
-    ("headers", "status"),
+    ("headers", "status", "code"),
     [
-        ({"Host": "rebound.example"}, 421),
-        ({"Origin": "http://rebound.example"}, 403),
+        ({"Host": "rebound.example"}, 421, "input.host_not_allowed"),
+        ({"Origin": "http://rebound.example"}, 403, "input.origin_not_allowed"),
+        ({"Origin": "null"}, 403, "input.origin_not_allowed"),
     ],
 )
 def test_dev_mode_refuses_other_hosts_and_origins(
-    dev_client: TestClient, headers: dict[str, str], status: int
+    dev_client: TestClient, headers: dict[str, str], status: int, code: str
 ) -> None:
     r = dev_client.post("/mcp", json=INIT, headers={**MCP_HEADERS, **headers})
     assert r.status_code == status, r.text
+    assert r.json()["code"] == code
+
+
+@pytest.mark.parametrize(
+    "origin",
+    ["http://localhost:6274", "http://127.0.0.1", "https://[::1]:8443", "http://testserver"],
+)
+def test_dev_mode_accepts_origins_of_served_hosts(dev_client: TestClient, origin: str) -> None:
+    # `testserver` is served because the tests' settings allow it (RATIONALE_ALLOWED_HOSTS).
+    r = dev_client.post("/mcp", json=INIT, headers={**MCP_HEADERS, "Origin": origin})
+    assert r.status_code == 200, r.text

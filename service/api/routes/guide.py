@@ -91,7 +91,11 @@ def guide(
     return Response(body, media_type="text/html; charset=utf-8", headers=CORS)
 
 
-@router.get("/rationale.grass", response_class=PlainTextResponse)
+@router.get(
+    "/rationale.grass",
+    response_class=PlainTextResponse,
+    responses=error_responses(auth=False, graph=False, validation=False),
+)
 def grass(services: ServicesDep) -> PlainTextResponse:
     """Return the Browser style (`:style http://localhost:8000/browser/rationale.grass`)."""
     path = services.settings.cypher_dir / "browser" / "rationale.grass"
