@@ -122,8 +122,23 @@ def _task_of(item: dict[str, Any]) -> str:
     return str(item.get("task") or "")
 
 
-async def compare(services: Services, svc: ServiceProcess, key: str, n: int) -> dict[str, Any]:
-    """Run the writes and the reads of both systems, interleaved; return the figures."""
+def stored(services: Services) -> tuple[int, int]:
+    """Return how many current traces the bench namespace and the peer hold."""
+    records, _, _ = services.graph.driver.execute_query(
+        "MATCH (t:ReasoningTrace) WHERE t.namespace IS NULL OR "
+        "(t.namespace = $ns AND t.current = true) "
+        "RETURN count(t.namespace) AS ours, count(*) - count(t.namespace) AS peer",
+        ns=NAMESPACE,
+        routing_=RoutingControl.READ,
+        database_=services.settings.neo4j_database,
+    )
+    return int(records[0]["ours"]), int(records[0]["peer"])
+
+
+async def compare(
+    services: Services, svc: ServiceProcess, key: str, n: int, writes: bool = True
+) -> dict[str, Any]:
+    """Run the writes (unless `writes` is False) and the reads of both systems, interleaved."""
     from neo4j_agent_memory import MemoryClient
 
     nonce = uuid.uuid4().hex[:8]
@@ -137,7 +152,7 @@ async def compare(services: Services, svc: ServiceProcess, key: str, n: int) -> 
     async with MemoryClient(peer_settings(services.settings)) as client:
         after_connect = schema(services)
         await client.reasoning.get_similar_traces("warm up", limit=TOP, threshold=0.0)
-        for case in cases:
+        for case in cases if writes else []:
             t0 = time.perf_counter()
             r = http.post("/v1/reasoning", json=case.body(nonce))
             if r.status_code != 201:
@@ -250,15 +265,25 @@ def markdown(result: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def run(n: int = TRACES) -> dict[str, Any]:
-    """Reset both sides, run the comparison, print and record it (`bench/results/<date>-peer.*`)."""
+def run(n: int = TRACES, reads_only: bool = False) -> dict[str, Any]:
+    """Reset both sides, run the comparison, print and record it (`bench/results/<date>-peer.*`).
+
+    With `reads_only`, nothing is reset or written: the reads run against the `n` traces each
+    side already holds from an earlier run (checked first; `ValueError` when either differs),
+    and the record is `<date>-peer-reads.*`.
+    """
     info = machine()
     services = build_services(Settings())
     try:
-        reset(services)
+        if reads_only:
+            have = stored(services)
+            if have != (n, n):
+                raise ValueError(f"--reads-only needs {n} traces on each side; found {have}")
+        else:
+            reset(services)
         key = f"bench-{uuid.uuid4().hex}"
         with ServiceProcess({key: NAMESPACE}) as svc:
-            result = asyncio.run(compare(services, svc, key, n))
+            result = asyncio.run(compare(services, svc, key, n, writes=not reads_only))
     finally:
         services.close()
     result["machine"] = info
@@ -266,7 +291,7 @@ def run(n: int = TRACES) -> dict[str, Any]:
     result["loadavg_end"] = loadavg()
     console.print(table(result))
     console.print(f"schema: {result['schema']}")
-    stem = time.strftime("%Y-%m-%d") + "-peer"
+    stem = time.strftime("%Y-%m-%d") + ("-peer-reads" if reads_only else "-peer")
     write_json(result, RESULTS / f"{stem}.json")
     (RESULTS / f"{stem}.md").write_text(markdown(result))
     console.print(f"wrote bench/results/{stem}.json and .md")
@@ -275,6 +300,9 @@ def run(n: int = TRACES) -> dict[str, Any]:
 
 def main(
     traces: int = typer.Option(TRACES, min=10, max=TRACES, help="Traces written to each system."),
+    reads_only: bool = typer.Option(
+        False, "--reads-only", help="Only the reads, against the traces an earlier run wrote."
+    ),
 ) -> None:
     """Similar-trace retrieval and trace writes against neo4j-agent-memory, interleaved."""
-    run(traces)
+    run(traces, reads_only)

@@ -76,7 +76,6 @@ class QueryName(StrEnum):
     RETRIEVAL_LIST_HITS = "retrieval/list_hits"
     RETRIEVAL_SEARCH_FULLTEXT_IN_NAMESPACE = "retrieval/search_fulltext_in_namespace"
     RETRIEVAL_SEARCH_NAMESPACE_EXACT = "retrieval/search_namespace_exact"
-    RETRIEVAL_SEARCH_TASK_IN_NAMESPACE = "retrieval/search_task_in_namespace"
     RETRIEVAL_SEARCH_VECTOR_HISTORY = "retrieval/search_vector_history"
     RETRIEVAL_SEARCH_VECTOR_IN_NAMESPACE = "retrieval/search_vector_in_namespace"
     SCHEMA_001_MEMORY_UID = "schema/001_memory_uid"

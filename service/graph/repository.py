@@ -29,6 +29,7 @@ from typing import Any, TypeVar
 
 import neo4j
 from neo4j import Driver, ManagedTransaction, Query, RoutingControl
+from neo4j.graph import Node, Path, Relationship
 from neo4j.time import Date, DateTime, Duration, Time
 from neo4j.vector import Vector
 
@@ -50,13 +51,22 @@ _PLAIN = frozenset({str, int, float, bool, type(None), bytes})
 
 
 def to_native(value: Any) -> Any:
-    """Convert Neo4j temporal values (also inside lists and maps) to Python ones.
+    """Convert Neo4j values (also inside lists and maps) to plain Python ones, in one pass.
 
     A zoned `DATETIME` comes back as a `datetime` with `tzinfo=datetime.UTC`, whatever its
-    stored zone (see the module docstring); dates, local times and durations as they are.
+    stored zone (see the module docstring); dates, local times and durations as they are. A
+    node becomes the map of its properties, a relationship `(start, type, end)` and a path
+    the list of its nodes and relationship types, as the driver's `Record.data()` gives them;
+    this walk replaces `data()`, whose abstract-class checks on every value were most of a
+    recall's Python time (cProfile, 100 trace recalls: 1.2 s of 4.4 s in `data()` alone).
     """
-    if type(value) in _PLAIN:  # most values: one set look-up instead of five isinstance
+    kind = type(value)
+    if kind in _PLAIN:  # most values: one set look-up instead of five isinstance
         return value
+    if kind is dict:
+        return {k: to_native(v) for k, v in value.items()}
+    if kind is list:
+        return [to_native(v) for v in value]
     if isinstance(value, DateTime):
         native = value.to_native()
         if native.tzinfo is not None:
@@ -66,11 +76,25 @@ def to_native(value: Any) -> Any:
         return value.to_native()
     if isinstance(value, Duration):
         return value
+    if isinstance(value, Node):
+        return {k: to_native(v) for k, v in value.items()}
+    if isinstance(value, Relationship):
+        return (to_native(value.start_node), value.type, to_native(value.end_node))
+    if isinstance(value, Path):
+        path = [to_native(value.start_node)]
+        for rel, node in zip(value.relationships, value.nodes[1:], strict=True):
+            path += [rel.type, to_native(node)]
+        return path
     if isinstance(value, list):
         return [to_native(v) for v in value]
     if isinstance(value, dict):
         return {k: to_native(v) for k, v in value.items()}
     return value
+
+
+def _row(record: neo4j.Record) -> Row:
+    """Return one result record as a plain row (`to_native` of its column -> value map)."""
+    return {key: to_native(value) for key, value in zip(record.keys(), record, strict=True)}
 
 
 def to_graph(value: Any) -> Any:
@@ -209,7 +233,7 @@ class Tx(Runner):
         """
         query = self._graph.query(name, params)
         result = self._tx.run(query.text, graph_params(params))
-        rows = [to_native(r.data()) for r in result]
+        rows = [_row(r) for r in result]
         _check_shape(query, rows)
         return rows
 
@@ -272,14 +296,14 @@ class Graph(Runner):
             if query.mode == "schema":
                 with self.driver.session(database=self.database) as session:
                     result = session.run(Query(query.text), sent)
-                    return [to_native(r.data()) for r in result]
+                    return [_row(r) for r in result]
             records, _, _ = self.driver.execute_query(
                 Query(query.text, timeout=self.timeout_s),
                 parameters_=sent,
                 routing_=routing,
                 database_=self.database,
             )
-            return [to_native(r.data()) for r in records]
+            return [_row(r) for r in records]
 
         with translate_errors():
             rows = self.availability.call(

@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 import threading
 import unicodedata
-from collections.abc import Callable
 from dataclasses import replace
 
 from service import metrics
@@ -170,12 +169,7 @@ class CandidateFinder:
         return not historical and Kind.REASONING in (query.kinds or ALL_KINDS)
 
     def vector(
-        self,
-        tx: Tx,
-        namespace: str,
-        query: RetrievalQuery,
-        embedding: list[float],
-        tasks: Callable[[], Candidates] | None = None,
+        self, tx: Tx, namespace: str, query: RetrievalQuery, embedding: list[float]
     ) -> Candidates:
         """Return the namespace's nearest visible memories from the filtered vector index.
 
@@ -185,7 +179,8 @@ class CandidateFinder:
         the candidate list, and no `k` is doubled. A read at `known_at` or with superseded
         versions searches every version of the namespace (`retrieval/search_vector_history`)
         and filters system time after. A read of current versions that may return traces also
-        asks the task index (`tasks`, merged by `_with_tasks`). Valid time and visibility are filtered after `SEARCH`;
+        asks the task index for its `TASK_DEPTH` nearest traces in the same statement (one
+        round trip; merged by `_with_tasks`). Valid time and visibility are filtered after `SEARCH`;
         when they leave fewer than `limit` hits while the index had more to give (it returned a
         full `depth`), an exact cosine scan of the namespace's visible memories
         (`retrieval/search_namespace_exact`) takes its place, so a result is never short while
@@ -196,9 +191,6 @@ class CandidateFinder:
             namespace: the caller's namespace.
             query: the validated query.
             embedding: list[float], len == settings.embedding_dim, L2-normalised.
-            tasks: gives the task index's candidates when they were asked for elsewhere
-                (recall asks them on another thread, beside this query); None: `vector`
-                asks them itself when `asks_tasks(query)`.
 
         Returns:
             The candidates, best first by the index's cosine score in [0, 1].
@@ -220,6 +212,7 @@ class CandidateFinder:
             params["include_superseded"] = query.include_superseded
             name = QueryName.RETRIEVAL_SEARCH_VECTOR_HISTORY
         else:
+            params["task_k"] = TASK_DEPTH if self.asks_tasks(query) else 0
             name = QueryName.RETRIEVAL_SEARCH_VECTOR_IN_NAMESPACE
         row = tx.one(name, params)
         assert row is not None
@@ -229,8 +222,8 @@ class CandidateFinder:
             rounds=1,
             k=depth,
         )
-        if self.asks_tasks(query):
-            traces = tasks() if tasks is not None else self.tasks(tx, namespace, query, embedding)
+        if row.get("task_hits"):
+            traces = Candidates(hits=[Hit.from_row(h) for h in row["task_hits"]], k=TASK_DEPTH)
             found.hits, found.unrecognized = _with_tasks(found.hits, found.unrecognized, traces)
         if len(found.hits) < query.limit and row["fetched"] >= depth:
             # The filters after SEARCH hid most of a full page: rank the namespace exactly.
@@ -249,40 +242,6 @@ class CandidateFinder:
             found.exhausted,
         )
         return found
-
-    def tasks(
-        self, tx: Tx, namespace: str, query: RetrievalQuery, embedding: list[float]
-    ) -> Candidates:
-        """Return the namespace's current traces whose task is nearest the query (`memory_task_embedding`).
-
-        Args:
-            tx: a read transaction.
-            namespace: the caller's namespace.
-            query: the validated query (its `as_of` and `origins` filter).
-            embedding: the query's embedding.
-
-        Returns:
-            Up to `TASK_DEPTH` visible traces scored by the cosine of their task, and what the
-            filters hid.
-        """
-        row = tx.one(
-            QueryName.RETRIEVAL_SEARCH_TASK_IN_NAMESPACE,
-            {
-                "namespace": namespace,
-                "embedding": packed_vector(embedding),
-                "as_of": query.as_of,
-                "origins": query.origins,
-                "recognized": self.policy.recognized(),
-                "k": TASK_DEPTH,
-            },
-        )
-        assert row is not None
-        return Candidates(
-            hits=[Hit.from_row(h) for h in row["hits"]],
-            unrecognized=[Unrecognized.from_row(u) for u in row["unrecognized"]],
-            rounds=1,
-            k=TASK_DEPTH,
-        )
 
     def fulltext(
         self, tx: Tx, namespace: str, query: RetrievalQuery, lucene: str | None

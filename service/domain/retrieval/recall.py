@@ -47,7 +47,7 @@ POOL_MAX = 300
 #: Period bounds `retrieval/list_hits` sends as UTC ISO-8601 text (the driver's own DateTime
 #: hydration, pure Python, cost ~0.1 ms a value: most of that query's time).
 PERIOD_FIELDS = ("valid_from", "valid_to", "system_from", "system_to")
-#: Threads that run the fulltext and task-index sides of concurrent recalls (see `_answer`).
+#: Threads that run the fulltext side of concurrent recalls (see `_answer`).
 LEXICAL_WORKERS = 16
 
 
@@ -75,12 +75,11 @@ def with_instants(props: dict[str, Any]) -> dict[str, Any]:
 class RetrievalService:
     """Recall and search over the hybrid (vector + fulltext) index, origin-aware (DESIGN §7).
 
-    A query is checked (`clean_text`); its fulltext candidates are asked for (own read
-    transaction, on a worker thread) while it is embedded, so the lexical side costs nothing
-    beside the encode (the model releases the GIL); then the task index (worker thread) and
-    the vector index (`CandidateFinder`) are asked at once, and one read transaction fuses
-    both lists (`fuse`), reads the top back (`_entries`, one query per chunk) and hydrates
-    every trace item in one query (`_items`).
+    A query is checked (`clean_text`) and embedded; then its fulltext candidates are asked
+    for (own read transaction, on a worker thread) while one read transaction asks the vector
+    and the task index (`CandidateFinder.vector`, one statement), fuses both lists (`fuse`),
+    reads the top back (`_entries`, one query per chunk) and hydrates every trace item in one
+    query (`_items`).
 
     Args:
         graph: the query runner.
@@ -180,20 +179,18 @@ class RetrievalService:
     def _answer(self, namespace: str, query: RetrievalQuery, read: Read) -> RetrievalResult:
         if not query.origins:
             return RetrievalResult()
+        with metrics.recall_stage(read, "embed"):
+            embedding = self.embedder.encode([query.text])[0]
         lucene = lucene_query(query.text)
         lexical: Future[Candidates] | None = None
         if lucene is not None:
-            # The fulltext side needs no embedding: it runs while the query is encoded.
+            # The fulltext side runs beside the vector statement, on a worker thread, once the
+            # query is encoded: asked during the encode, its result's decoding (Python, under
+            # the GIL) slowed the encode by more than the fulltext query costs (peer bench's
+            # traces, load 3-5: encode p50 17 ms alone, 24-31 ms beside it; recall p50 72.6 /
+            # 76.1 ms against 78.1 / 78.7 ms for the fulltext during the encode).
             lexical = self._lexical.submit(
                 self.graph.read, lambda tx: self.candidates.fulltext(tx, namespace, query, lucene)
-            )
-        with metrics.recall_stage(read, "embed"):
-            embedding = self.embedder.encode([query.text])[0]
-        tasks: Future[Candidates] | None = None
-        if self.candidates.asks_tasks(query):
-            # The task index is asked beside the vector index (two round trips at once).
-            tasks = self._lexical.submit(
-                self.graph.read, lambda tx: self.candidates.tasks(tx, namespace, query, embedding)
             )
         # Fused candidates are read back a chunk at a time before grouping; collapsed
         # duplicates and traces grouped with their decision never leave the page short while
@@ -202,9 +199,7 @@ class RetrievalService:
 
         def work(tx: Tx) -> tuple[list[RetrievalItem], list[Unrecognized]]:
             with metrics.recall_stage(read, "candidates"):
-                vector = self.candidates.vector(
-                    tx, namespace, query, embedding, tasks.result if tasks is not None else None
-                )
+                vector = self.candidates.vector(tx, namespace, query, embedding)
                 fulltext = lexical.result() if lexical is not None else Candidates()
             with metrics.recall_stage(read, "fuse"):
                 ranked = fuse(
