@@ -6,12 +6,13 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 from fastapi_offline import FastAPIOffline
 
 from service.api.errors import install_error_handlers
 from service.api.hosts import HostCheckMiddleware
 from service.api.limits import BodyLimitMiddleware
+from service.api.media import require_json_body
 from service.api.metrics import install_metrics
 from service.api.routes import (
     diagnostics,
@@ -80,7 +81,11 @@ def create_app(settings: Settings | None = None, embedder: Embedder | None = Non
 
     # Swagger UI (/docs) and ReDoc (/redoc) from assets shipped in `fastapi-offline`: no CDN.
     app = FastAPIOffline(
-        title="Rationale", version="0.1.0", description=DESCRIPTION, lifespan=lifespan
+        title="Rationale",
+        version="0.1.0",
+        description=DESCRIPTION,
+        lifespan=lifespan,
+        dependencies=[Depends(require_json_body)],  # 415 for a body that is not JSON
     )
     install_error_handlers(app)
     install_metrics(app, settings)

@@ -190,7 +190,8 @@ def error_responses(
     Args:
         *raised: the domain error classes the operation raises on purpose.
         auth: the route takes an API key (401 `auth.invalid_key`, 403 `auth.forbidden`).
-        body: the route reads a request body (413 `input.too_large` from the body limit).
+        body: the route reads a JSON request body (413 `input.too_large` from the body limit,
+            415 `input.unsupported_media_type` from `api.media.require_json_body`).
         validation: the request has a body, path or query parameters FastAPI validates (422).
         graph: the route reads Neo4j (503 `graph.unavailable`, with `Retry-After`).
         idempotent: the route honours `Idempotency-Key` (`api.idempotent.respond`): 409
@@ -230,6 +231,11 @@ def error_responses(
         answers[status] = {
             "model": _union(models),
             "description": "Codes: " + ", ".join(f"`{c}`" for c in codes) + ".",
+        }
+    if body:
+        answers[415] = {
+            "model": ErrorBody,
+            "description": f"Codes: `{HTTP_CODES[415]}` (a body that is not `application/json`).",
         }
     if host:
         answers[421] = {
