@@ -277,7 +277,8 @@ async def lineage(
 
     Each trace reads as numbered steps with the evidence each cited (and whether it still holds);
     rejected hypotheses are marked "(rejected by step N)". A decision also lists its outcomes.
-    `as_of` / `known_at` show only the outcomes observed / recorded by then.
+    `as_of` (valid time) shows the version valid then and only the outcomes observed by then;
+    `known_at` (system time) only what was recorded by then.
     """
     return await _call(ctx, lambda b: b.lineage(memory_id, as_of, known_at), render.lineage)
 

@@ -28,13 +28,29 @@ def read_lineage(
     services: ServicesDep,
     principal: ReadPrincipal,
     as_of: Annotated[
-        UtcDatetime | None, Query(description="Only outcomes observed by then (valid time).")
+        UtcDatetime | None,
+        Query(
+            description=(
+                "Valid time: `memory` is the version valid then (as `GET /v1/memories/{id}"
+                "?as_of=`; 404 when none was), and only outcomes observed by then count."
+            )
+        ),
     ] = None,
     known_at: Annotated[
-        UtcDatetime | None, Query(description="Only what was recorded by then (system time).")
+        UtcDatetime | None,
+        Query(
+            description=(
+                "System time: only the versions, traces and outcomes recorded by then; with "
+                "`as_of`, `memory` is the version believed then."
+            )
+        ),
     ] = None,
 ) -> dict[str, object]:
-    """Return the versions, every trace that produced any (origin shown), a decision's outcomes."""
+    """Return the versions, every trace that produced any (origin shown), a decision's outcomes.
+
+    `as_of` / `known_at` read it as the graph stood: the version valid at `as_of` as believed
+    at `known_at`, what was recorded by `known_at`, the outcomes observed by `as_of`.
+    """
     return asdict(services.reasoning.lineage(principal.namespace, memory_id, as_of, known_at))
 
 

@@ -90,16 +90,22 @@ class TraceReader:
 
         Traces are included whatever their origin among the lineage-visible ones (maintenance
         included, labelled by `created_by.origin`). A decision's outcomes come beside them.
+        "What did we believe at `known_at` about the world at `as_of`", as `MemoryService.get`:
+        `memory` is the version valid at `as_of` as believed at `known_at`; `versions` (the
+        history) and `traces` are what was recorded by `known_at`, whatever their valid time.
 
         Args:
             namespace: the tenant.
             memory_id: the memory.
-            as_of: only outcomes observed (valid time) by then; None for all.
+            as_of: valid time (timezone-aware UTC datetime): `memory` is the version valid
+                then, and only outcomes observed by then count; None for the current version
+                and every outcome.
             known_at: what was recorded by then (system time): versions, traces and outcomes
                 recorded later are left out; None for now.
 
         Raises:
-            MemoryNotFound: no such memory in the namespace (or none recorded by `known_at`).
+            MemoryNotFound: no such memory in the namespace (or none recorded by `known_at`,
+                or, with `as_of`, no version valid at `as_of` as believed at `known_at`).
         """
         versions = self.memories.history(namespace, memory_id)
         if known_at is not None:
@@ -114,6 +120,8 @@ class TraceReader:
             ),
             versions[-1],
         )
+        if as_of is not None:
+            current = self.memories.get(namespace, memory_id, as_of, known_at)
         now = utcnow()
 
         def work(tx: Tx) -> list[Trace]:

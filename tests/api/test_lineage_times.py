@@ -1,0 +1,82 @@
+"""Lineage read as the graph stood: `as_of` picks the version valid then, `known_at` what was known."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.conftest import Tenant
+from tests.factories import flaky_test_story, memory
+
+
+def lineage(t: Tenant, memory_id: str, **params: str) -> Any:
+    return t.get(f"/v1/memories/{memory_id}/lineage", params=params)
+
+
+def test_as_of_and_known_at_pick_the_version_like_get(tenant: Tenant) -> None:
+    m = memory(
+        tenant,
+        "Server in rack A",
+        kind="fact",
+        valid_from="2024-01-01T00:00:00Z",
+        valid_to="2024-12-31T00:00:00Z",
+    )
+    mid, recorded = m["memory_id"], m["system_from"]
+    r = tenant.patch(
+        f"/v1/memories/{mid}", json={"content": "Server in rack B"}, headers={"If-Match": "1"}
+    )
+    assert r.status_code == 200, r.text
+    cases = [
+        # (as_of, known_at, expected memory content or None for 404, versions listed)
+        ("2024-06-01T00:00:00Z", None, "Server in rack B", 2),
+        ("2024-06-01T00:00:00Z", recorded, "Server in rack A", 1),  # before the correction
+        ("2023-06-01T00:00:00Z", None, None, 0),  # before the valid period
+        ("2025-06-01T00:00:00Z", None, None, 0),  # after it
+        ("2025-06-01T00:00:00Z", recorded, None, 0),
+    ]
+    for as_of, known_at, expected, versions in cases:
+        params = {k: v for k, v in {"as_of": as_of, "known_at": known_at}.items() if v}
+        r = lineage(tenant, mid, **params)
+        got = tenant.get(f"/v1/memories/{mid}", params=params)
+        assert r.status_code == got.status_code, (params, r.text, got.text)
+        if expected is None:
+            assert r.status_code == 404, (params, r.text)
+            assert r.json() == got.json()  # the same `memory.not_found` and message
+            assert "valid at" in r.json()["detail"]
+        else:
+            assert r.status_code == 200, (params, r.text)
+            assert r.json()["memory"] == got.json(), params
+            assert r.json()["memory"]["content"] == expected, params
+            assert len(r.json()["versions"]) == versions, params
+    # Without times: the current version and the whole history, as before.
+    now = lineage(tenant, mid).json()
+    assert (now["memory"]["content"], len(now["versions"])) == ("Server in rack B", 2)
+
+
+def test_as_of_before_a_decision_was_true_is_404_and_now_keeps_its_trace(tenant: Tenant) -> None:
+    story = flaky_test_story(tenant)
+    decision = story["trace"]["produced"][0]
+    did = decision["memory_id"]
+    before = lineage(tenant, did, as_of="2000-01-01T00:00:00Z")
+    assert before.status_code == 404, before.text
+    assert before.json()["code"] == "memory.not_found"
+    during = lineage(tenant, did, as_of=decision["valid_from"])
+    assert during.status_code == 200, during.text
+    assert during.json()["memory"]["memory_id"] == did
+    assert [t["trace_id"] for t in during.json()["traces"]] == [story["trace"]["trace_id"]]
+
+
+def test_as_of_after_an_invalidation_is_404_but_before_it_reads_the_lineage(
+    tenant: Tenant,
+) -> None:
+    story = flaky_test_story(tenant)
+    did = story["trace"]["produced"][0]["memory_id"]
+    r = tenant.post(
+        f"/v1/memories/{did}/invalidate",
+        json={"valid_to": "2099-01-01T00:00:00Z", "reason": "the lock was removed"},
+    )
+    assert r.status_code == 200, r.text
+    assert lineage(tenant, did, as_of="2099-06-01T00:00:00Z").status_code == 404
+    held = lineage(tenant, did, as_of="2098-06-01T00:00:00Z")
+    assert held.status_code == 200, held.text
+    assert held.json()["memory"]["valid_to"].startswith("2099-01-01")
+    assert len(held.json()["traces"]) == 1
