@@ -62,6 +62,8 @@ def serve(
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
+    # The app serves the Host names of the address it is bound to (`Settings.host_allow_list`).
+    settings = settings.model_copy(update={"host": host, "port": port})
     uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
 
 
