@@ -99,7 +99,10 @@ def build_services(settings: Settings, embedder: Embedder | None = None) -> Serv
             if settings.malloc_mmap_threshold_bytes:
                 pin_mmap_threshold(settings.malloc_mmap_threshold_bytes)
             embedder = SentenceTransformerEmbedder(
-                settings.embedding_model, threads=settings.embedding_threads
+                settings.embedding_model,
+                threads=settings.embedding_threads,
+                backend=settings.embedding_backend,
+                cache_dir=settings.embedding_cache_dir,
             )
         check_model_dimension(settings.embedding_dim, embedder.dimension)
         log.info("migrations: %s", apply_migrations(graph, task_key) or "already applied")

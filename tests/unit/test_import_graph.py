@@ -25,7 +25,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ),
     ("service.container",),
     ("service.domain",),
-    ("service.graph", "service.embeddings"),
+    ("service.graph", "service.embeddings", "service.onnx_encoder"),
     (
         "service.errors",
         "service.settings",
