@@ -111,6 +111,7 @@ def _export(transformer: Any, target: Path) -> None:
                 opset_version=OPSET,
                 dynamo=False,
             )
+        os.chmod(tmp, 0o644)  # mkstemp makes it private; other users' services may read it
         os.replace(tmp, target)
     finally:
         if os.path.exists(tmp):
