@@ -2,12 +2,41 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
 from datetime import datetime
 from enum import StrEnum
+from functools import cache
 from typing import Any
 
 from service.errors import InvalidInputError
+
+
+@cache
+def _field_names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(cls))
+
+
+def as_plain(value: Any) -> Any:
+    """Return a dataclass (also inside lists, tuples and dicts) as plain dicts and lists.
+
+    What `dataclasses.asdict` gives for the JSON shapes (tuples become lists), without its
+    `copy.deepcopy` of every leaf: leaves (str, numbers, datetimes, enums) are shared, which
+    is safe because every domain dataclass is frozen. `asdict` was most of a recall's
+    response time (cProfile: 6 ms of a 5-trace page under load).
+
+    Args:
+        value: a dataclass instance, a list, tuple or dict of them, or a leaf.
+
+    Returns:
+        The same data as dicts (field name -> value, in field order), lists and leaves.
+    """
+    if is_dataclass(value) and not isinstance(value, type):
+        return {name: as_plain(getattr(value, name)) for name in _field_names(type(value))}
+    if isinstance(value, list | tuple):
+        return [as_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: as_plain(v) for k, v in value.items()}
+    return value
 
 
 class Kind(StrEnum):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
@@ -11,6 +10,7 @@ from fastapi.responses import JSONResponse
 from service.api.deps import ReadPrincipal, ServicesDep, WritePrincipal, user_writer
 from service.api.errors import error_responses
 from service.api.idempotent import respond
+from service.domain.models import as_plain
 from service.errors import ConflictError, InvalidInputError, MemoryNotFound
 from service.schemas import MemoriesPublic, ReasonRequest, UtcDatetime
 from service.schemas.outcomes import ChallengeWithOutcomes, LineageWithOutcomes
@@ -51,7 +51,10 @@ def read_lineage(
     `as_of` / `known_at` read it as the graph stood: the version valid at `as_of` as believed
     at `known_at`, what was recorded by `known_at`, the outcomes observed by `as_of`.
     """
-    return asdict(services.reasoning.lineage(principal.namespace, memory_id, as_of, known_at))
+    lineage: dict[str, object] = as_plain(
+        services.reasoning.lineage(principal.namespace, memory_id, as_of, known_at)
+    )
+    return lineage
 
 
 @router.post(
@@ -71,7 +74,7 @@ def challenge_memory(
     """Return lineage plus the steps to revisit and the outcomes since; a decision becomes `challenged`."""
 
     def call() -> tuple[int, object]:
-        return 200, asdict(
+        return 200, as_plain(
             services.reasoning.challenge(user_writer(principal, body.actor), memory_id, body.reason)
         )
 
@@ -88,4 +91,4 @@ def read_dependents(
 ) -> dict[str, object]:
     """Return the decisions resting on reasoning that cites this memory (any version)."""
     items = services.reasoning.dependents(principal.namespace, memory_id)
-    return {"items": [asdict(m) for m in items], "count": len(items)}
+    return {"items": [as_plain(m) for m in items], "count": len(items)}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
@@ -11,6 +10,7 @@ from fastapi.responses import JSONResponse
 from service.api.deps import ReadPrincipal, ServicesDep, WritePrincipal, user_writer
 from service.api.errors import error_responses
 from service.api.idempotent import respond
+from service.domain.models import as_plain
 from service.domain.outcomes import NewOutcome
 from service.errors import (
     ConflictError,
@@ -69,8 +69,8 @@ def record_outcome(
             ),
         )
         answer = {
-            **asdict(recorded.outcome),
-            "decision": asdict(recorded.decision),
+            **as_plain(recorded.outcome),
+            "decision": as_plain(recorded.decision),
             "challenged": recorded.challenged,
             "created": recorded.created,
         }
@@ -97,4 +97,4 @@ def list_outcomes(
 ) -> dict[str, object]:
     """Return the decision's outcomes in time order (observed, then recorded)."""
     items = services.outcomes.list(principal.namespace, decision_id, as_of, known_at)
-    return {"items": [asdict(o) for o in items], "count": len(items)}
+    return {"items": [as_plain(o) for o in items], "count": len(items)}

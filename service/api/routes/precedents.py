@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
-
 from fastapi import APIRouter
 
 from service.api.deps import ReadPrincipal, ServicesDep
 from service.api.errors import error_responses
+from service.domain.models import as_plain
 from service.domain.precedents import PrecedentRequest
 from service.errors import EmbeddingError, InvalidInputError, TooLargeError
 from service.schemas.outcomes import PrecedentsPublic, PrecedentsRequest
@@ -38,4 +37,4 @@ def find_precedents(
             known_at=body.known_at,
         ),
     )
-    return {"items": [asdict(p) for p in result.items], "count": result.count}
+    return {"items": [as_plain(p) for p in result.items], "count": result.count}

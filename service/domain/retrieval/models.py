@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
 from service.domain.memories import Memory
+from service.domain.models import as_plain
 from service.domain.reasoning import Trace
 from service.graph.repository import Row
 from service.settings import Settings
@@ -293,7 +294,7 @@ class RetrievalItem:
 
         A trace item leads with `memory_id` and `version` (a memory carries both already).
         """
-        record = asdict(self.record)
+        record = as_plain(self.record)
         if isinstance(self.record, Trace):
             record = {"memory_id": self.memory_id, "version": self.version, **record}
         return {
