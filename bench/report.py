@@ -9,6 +9,7 @@ from typing import Any
 
 from rich.table import Table
 
+from bench.encoders import ENCODERS
 from bench.locomo import CATEGORIES
 
 
@@ -57,16 +58,22 @@ def latency_table(result: dict[str, Any]) -> Table:
     return t
 
 
+def _encodes(samples: dict[str, Any], p: str = "p50") -> list[str]:
+    """The four encode probes' times at percentile p (`-` for one that did not run)."""
+    return [_ms(samples[name][p]) if name in samples else "-" for name in ENCODERS]
+
+
 def tenancy_table(results: list[dict[str, Any]]) -> Table:
-    """Render recall against its floor (encode + filtered SEARCH) per database size."""
+    """Render recall against its floor (fastest encode + filtered SEARCH) per database size."""
     t = Table(
         title=(
             "recall of tenant bench_10000 (10k real memories) in a multi-tenant database, "
-            "against the floor = best of 1/2 torch threads for one encode + one filtered SEARCH"
+            "against the floor = the fastest of ONNX Runtime / PyTorch x 1 / 2 threads for one "
+            "encode + one filtered SEARCH (encodes: p50 ms)"
         ),
         title_justify="left",
     )
-    cols = ("database", "n", "encode 1t", "encode 2t", "SEARCH", "floor p50 / p95", "fulltext", "recall in-process p50 / p95", "POST /v1/recall p50 / p95", "p95 / floor p95", "rest p50")  # fmt: skip
+    cols = ("database", "n", *ENCODERS.values(), "SEARCH", "floor p50 / p95", "fulltext", "recall in-process p50 / p95", "POST /v1/recall p50 / p95", "p95 / floor p95", "rest p50")  # fmt: skip
     for col in cols:
         t.add_column(col, justify="right")
     for r in results:
@@ -76,8 +83,7 @@ def tenancy_table(results: list[dict[str, Any]]) -> Table:
         t.add_row(
             f"{_size(r['size'])} ({r['global_memories']})",
             str(s["search"]["n"]),
-            _ms(s["encode_1t"]["p50"]),
-            _ms(s["encode_2t"]["p50"]),
+            *_encodes(s),
             _ms(s["search"]["p50"]),
             f"{_ms(r['floor']['p50'])} / {_ms(r['floor']['p95'])}",
             _ms(s["fulltext"]["p50"]),
@@ -94,20 +100,21 @@ def tenancy_markdown(results: list[dict[str, Any]]) -> list[str]:
     lines = [
         "Recall of tenant `bench_10000` (10k memories, real embeddings) in a multi-tenant "
         "database (other tenants: filler with synthetic text and random unit vectors); floor = "
-        "the faster of 1 and 2 torch threads for one query encode + one filtered vector "
-        "`SEARCH` (k = recall's candidate depth), p50 with p50s and p95 with p95s; "
-        "interleaved rounds. All figures ms.",
+        "the fastest of ONNX Runtime and PyTorch with 1 and 2 intra-op threads for one query "
+        "encode + one filtered vector `SEARCH` (k = recall's candidate depth), p50 with p50s "
+        "and p95 with p95s; interleaved rounds. All figures ms.",
         "",
-        "| database | n | encode 1t / 2t p50 | SEARCH p50 / p95 | floor p50 / p95 | fulltext p50 | recall in-process p50 / p95 | POST /v1/recall p50 / p95 | p95 / floor p95 | rest p50 |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| database | n | encode p50: onnx 1t / onnx 2t / torch 1t / torch 2t | fastest encode p50 / p95 | SEARCH p50 / p95 | floor p50 / p95 | fulltext p50 | recall in-process p50 / p95 | POST /v1/recall p50 / p95 | p95 / floor p95 | rest p50 |",
+        "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in results:
         s = r["samples"]
         http = s.get("http_recall")
         main = "http_recall" if http else "inproc_recall"
+        fastest = f"{ENCODERS[r['best_encode']]} / {ENCODERS[r['best_encode_p95']]}"
         lines.append(
             f"| {_size(r['size'])} ({r['global_memories']}) | {s['search']['n']} "
-            f"| {_ms(s['encode_1t']['p50'])} / {_ms(s['encode_2t']['p50'])} "
+            f"| {' / '.join(_encodes(s))} | {fastest.replace('encode ', '')} "
             f"| {_ms(s['search']['p50'])} / {_ms(s['search']['p95'])} "
             f"| {_ms(r['floor']['p50'])} / {_ms(r['floor']['p95'])} | {_ms(s['fulltext']['p50'])} "
             f"| {_ms(s['inproc_recall']['p50'])} / {_ms(s['inproc_recall']['p95'])} "
@@ -174,11 +181,17 @@ def quality_table(q: dict[str, Any]) -> Table:
 def markdown(record: dict[str, Any]) -> str:
     """Return the run's tables as Markdown (what the README's Performance section shows)."""
     m = record["machine"]
+    enc = next(
+        (r["service_encoder"] for r in record.get("tenancy") or [] if "service_encoder" in r), None
+    )
+    service = (
+        f"the service encodes with {enc['backend']}, {enc['threads']} thread(s); " if enc else ""
+    )
     lines: list[str] = [
         f"Run {record['started'][:16]} UTC, `--{record['mode']}`, commit {m['commit']}; "
         f"{m['cpus']} CPUs ({m['cpu_model']}), {m['mem_gb']} GB, torch threads "
-        f"{m['torch_threads']}; load average {m['loadavg_start']} -> {record['loadavg_end']} "
-        "(the machine is shared).",
+        f"{m['torch_threads']}; {service}load average {m['loadavg_start']} -> "
+        f"{record['loadavg_end']} (the machine is shared).",
         "",
     ]
     scale = record["scale"]

@@ -10,6 +10,7 @@ from typing import Any
 
 from bench.common import bench_graph, memory_row, neo4j_pid, proc_status_kb, write_rows
 from bench.corpus import synthetic
+from bench.encoders import ENCODERS
 from bench.scale_measure import (
     measure_batches,
     measure_lineage,
@@ -17,7 +18,7 @@ from bench.scale_measure import (
     measure_traces,
     measure_writes,
 )
-from bench.scale_report import Measured, c1_throughput, size_rows
+from bench.scale_report import Measured, c1_throughput, fastest_encode, size_rows
 from bench.scale_run import LOAD_ACTOR, ScaleProfile, load_corpus, start_run
 from bench.service_process import ServiceProcess
 from bench.workload import LOAD_OFFSET
@@ -125,8 +126,9 @@ def measure_size(
     its floor are measured in the same minute of a shared machine's load):
         - floors, in this process on its own driver and model: one Bolt `RETURN 1`, one raw
           `db.index.vector.queryNodes` with a precomputed embedding and recall's first-round k
-          (`limit x vector_overfetch`), one model encode of the query (with the torch thread count
-          the service uses, and with 1 thread); parts: one raw fulltext call;
+          (`limit x vector_overfetch`), one query encode: the fastest of ONNX Runtime and PyTorch
+          with 1 and 2 threads (`bench.encoders`); parts: each of those four, the service's own
+          embedder as configured, one raw fulltext call;
         - over HTTP against `rationale serve` in its own process (`ServiceProcess`):
           `POST /v1/recall`, `POST /v1/search`, `POST /v1/memories`, `POST /v1/reasoning` with 20-
           and 100-step traces, `GET /v1/memories/{id}/lineage` of the decisions they produced;
@@ -196,8 +198,9 @@ def measure_size(
         "floors_ms": {
             "bolt": reads.samples.p50("bolt"),
             "vector": reads.samples.p50("vector"),
-            "encode": reads.samples.p50("encode"),
-            "encode_1_thread": reads.samples.p50("encode_1t"),
+            "encode": fastest_encode(reads.samples)[1],
+            "encode_service": reads.samples.p50("encode"),
+            **{name: reads.samples.p50(name) for name in ENCODERS if name in reads.samples.samples},
             "vector_k": run.k,
         },
         "rows": rows,

@@ -9,6 +9,7 @@ from typing import Any
 import httpx
 from neo4j import RoutingControl
 
+from bench.encoders import ENCODERS, best_encode, floor_encoders
 from bench.load import LoadResult, Request, run_load
 from bench.recall import RoundLog, recall_rounds
 from bench.scale_run import LIMIT, LOAD_ACTOR, Interleaved, PrecomputedEmbedder, SizeRun
@@ -79,8 +80,10 @@ def measure_reads(run: SizeRun, say: Callable[[str], None]) -> Reads:
         say: progress printer (the floors' p50s).
 
     Returns:
-        The samples (probes `bolt`, `vector`, `encode`, `encode_1t`, `fulltext`, `http_recall`,
-        `inproc_recall`, `pre_recall`, `http_search`, `vector_series`) and recall's rounds.
+        The samples (probes `bolt`, `vector`, `encode` (the service's embedder as configured),
+        the four floor encodes of `bench.encoders.ENCODERS` (ONNX Runtime and PyTorch, 1 and 2
+        threads), `fulltext`, `http_recall`, `inproc_recall`, `pre_recall`, `http_search`,
+        `vector_series`) and recall's rounds.
     """
     services = run.services
     precomputed = RetrievalService(
@@ -88,6 +91,9 @@ def measure_reads(run: SizeRun, say: Callable[[str], None]) -> Reads:
         PrecomputedEmbedder(run.vectors, services.embedder.dimension),
         services.policy,
         services.retrieval.config,
+    )
+    encoders = floor_encoders(
+        services.settings.embedding_model, services.settings.embedding_cache_dir
     )
     short = {"recall": 0, "search": 0}
 
@@ -109,7 +115,7 @@ def measure_reads(run: SizeRun, say: Callable[[str], None]) -> Reads:
                 "bolt": run.bolt,
                 "vector": lambda i: _vector(run, i, run.k, namespace_filter=False),
                 "encode": lambda i: services.embedder.encode([run.q_at(i)]),
-                "encode_1t": lambda i: run.encode_one_thread(run.q_at(i)),
+                **encoders.probes(run.q_at),
                 "fulltext": lambda i: _fulltext(run, i),
                 "http_recall": http_read("/v1/recall", "recall"),
                 "inproc_recall": lambda i: services.retrieval.recall(
@@ -121,10 +127,13 @@ def measure_reads(run: SizeRun, say: Callable[[str], None]) -> Reads:
                 "http_search": http_read("/v1/search", "search"),
             },
         )
-    f_bolt, f_vec, f_enc = reads.p50("bolt"), reads.p50("vector"), reads.p50("encode")
+    f_bolt, f_vec = reads.p50("bolt"), reads.p50("vector")
+    best, f_enc = best_encode(
+        {n: {"p50": reads.p50(n)} for n in ENCODERS if n in reads.samples}, "p50"
+    )
     say(
         f"  floors p50: Bolt {f_bolt:.1f} ms, vector {f_vec:.1f} ms, encode {f_enc:.1f} ms "
-        f"({run.threads} torch threads; {reads.p50('encode_1t'):.1f} ms with 1)"
+        f"({ENCODERS[best]}; as the service {reads.p50('encode'):.1f} ms)"
     )
     # The vector rounds recall ran (k doubles from the first k up to the largest seen), as raw
     # calls filtered to the namespace in the server (count only, no rows shipped): how much of

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bench.common import summary
+from bench.encoders import ENCODERS, best_encode
 from bench.load import LoadResult
 from bench.scale_measure import Batches, Reads, Traces
 from bench.scale_run import LIMIT, Interleaved, SizeRun
@@ -75,6 +76,11 @@ def c1_throughput(samples: Sequence[float]) -> float:
     return 1000.0 * len(samples) / sum(samples) if samples else 0.0
 
 
+def fastest_encode(reads: Interleaved) -> tuple[str, float]:
+    """Return the fastest floor encode probe (`bench.encoders.ENCODERS`) at p50 and its ms."""
+    return best_encode({n: {"p50": reads.p50(n)} for n in ENCODERS if n in reads.samples}, "p50")
+
+
 def size_rows(run: SizeRun, measured: Measured) -> list[dict[str, Any]]:
     """Return the result lines of one size, in table order (see `row`).
 
@@ -88,10 +94,13 @@ def size_rows(run: SizeRun, measured: Measured) -> list[dict[str, Any]]:
     reads, writes_c1 = measured.reads.samples, measured.writes
     trace_c1, lineage_c1 = measured.traces.samples, measured.lineage
     rs, ws, ts, ls = reads.samples, writes_c1.samples, trace_c1.samples, lineage_c1.samples
-    k, threads, series = run.k, run.threads, measured.reads.series
+    k, series = run.k, measured.reads.series
+    backend = getattr(run.services.embedder, "backend", "?")
+    threads = run.services.settings.embedding_threads
     short = measured.reads.short
     f_vec = reads.p50("vector")
-    recall_floor = ("encode + vector", reads.p50("encode") + f_vec)
+    best, f_enc = fastest_encode(reads)
+    recall_floor = ("encode + vector", f_enc + f_vec)
     write_floor = ("encode + Bolt", writes_c1.p50("encode") + writes_c1.p50("bolt"))
     res_w8, res_r8 = measured.batches.writes, measured.batches.reads
     res_t8, res_l8 = measured.batches.traces, measured.batches.lineage
@@ -116,8 +125,9 @@ def size_rows(run: SizeRun, measured: Measured) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = [
         row("floor: Bolt RETURN 1", 1, rs["bolt"]),
         row(f"floor: raw vector queryNodes k={k}", 1, rs["vector"], note="precomputed embedding"),
-        row(f"floor: encode one query ({threads} torch threads)", 1, rs["encode"], note="as the service"),
-        row("part: encode one query, 1 torch thread", 1, rs["encode_1t"]),
+        row(f"floor: encode one query ({ENCODERS[best]})", 1, rs[best], note="the fastest of the four below"),
+        *(row(f"part: {label} (one query)", 1, rs[name]) for name, label in ENCODERS.items() if name in rs),
+        row(f"part: encode one query as the service ({backend}, {threads} threads)", 1, rs["encode"]),
         row(f"part: raw fulltext queryNodes k={k}", 1, rs["fulltext"]),
         row(
             "part: recall's vector rounds, raw", 1, rs["vector_series"],

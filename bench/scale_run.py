@@ -192,16 +192,6 @@ class SizeRun:
             database_=self.services.settings.neo4j_database,
         )
 
-    def encode_one_thread(self, text: str) -> object:
-        """Encode one text with one torch thread, then restore the thread count."""
-        import torch
-
-        torch.set_num_threads(1)
-        try:
-            return self.services.embedder.encode([text])
-        finally:
-            torch.set_num_threads(self.threads)
-
 
 def start_run(
     size: int, services: Services, svc: ServiceProcess, key: str, profile: ScaleProfile

@@ -5,8 +5,9 @@ One run measures, side by side (nothing is asserted; the figures are printed and
 - recall in a multi-tenant database (`bench.tenancy`) at each database size (10k, 100k, 1M
   memories in all): tenant `bench_10000` (real embeddings) among filler tenants (synthetic text,
   random unit vectors, bulk loaded; the load rate is recorded), against the floor measured in the
-  same rounds: the faster of 1 and 2 torch threads for one query encode + one filtered vector
-  `SEARCH`; where recall's time goes (encode, SEARCH, fulltext, the rest);
+  same rounds: the fastest of ONNX Runtime and PyTorch with 1 and 2 threads for one query
+  encode (`bench.encoders`) + one filtered vector `SEARCH`; where recall's time goes (encode,
+  SEARCH, fulltext, the rest);
 - speed of the service (`bench.scale`) at the first size: HTTP on the real service in its own
   process at concurrency 1 and 8, writes, traces, lineage, bulk writes, peak RSS;
 - retrieval quality on LoCoMo (`bench.locomo_service`): the turns written through
