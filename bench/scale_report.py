@@ -125,9 +125,9 @@ def size_rows(run: SizeRun, measured: Measured) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = [
         row("floor: Bolt RETURN 1", 1, rs["bolt"]),
         row(f"floor: raw vector queryNodes k={k}", 1, rs["vector"], note="precomputed embedding"),
-        row(f"floor: encode one query ({ENCODERS[best]})", 1, rs[best], note="the fastest of the four below"),
+        row(f"floor: encode one query, fastest: {ENCODERS[best].removeprefix('encode ')}", 1, rs[best], note="the fastest of the four below"),
         *(row(f"part: {label} (one query)", 1, rs[name]) for name, label in ENCODERS.items() if name in rs),
-        row(f"part: encode one query as the service ({backend}, {threads} threads)", 1, rs["encode"]),
+        row(f"part: encode one query as the service ({backend}, threads={threads})", 1, rs["encode"]),
         row(f"part: raw fulltext queryNodes k={k}", 1, rs["fulltext"]),
         row(
             "part: recall's vector rounds, raw", 1, rs["vector_series"],
