@@ -9,7 +9,8 @@
    `reasoning.add_step(trace_id, thought=..., observation=...)` per step, and
    `reasoning.complete_trace(trace_id, outcome=..., success=True)`. Each side's wall-clock time
    per trace is one sample.
-2. Reads: for query j, Rationale's recall of reasoning traces (`POST /v1/recall` with
+2. Reads (the three calls per query in an order that rotates with the query, so none always
+   runs right after another): for query j, Rationale's recall of reasoning traces (`POST /v1/recall` with
    `kinds: ["reasoning"]`, limit 5, and the same call in-process, `RetrievalService.recall`),
    and the peer's `reasoning.get_similar_traces(task, limit=5, threshold=0.0)` (threshold 0 so it
    always answers its top 5; every trace was completed with `success=True`). hit@1 / hit@5:
@@ -167,34 +168,38 @@ async def compare(
         hits: dict[str, list[int]] = {"rationale": [], "rationale_inproc": [], "peer": []}
         for name in ("rationale_http", "rationale_inproc", "peer_read"):
             samples[name] = []
-        for j, (text, want) in enumerate([("warm up the caches", -1), *qs]):
+
+        async def rationale_http(text: str) -> list[int]:
             body = {"query": text, "limit": TOP, "kinds": ["reasoning"]}
-            t0 = time.perf_counter()
             r = http.post("/v1/recall", json=body)
             r.raise_for_status()
-            ms_http = (time.perf_counter() - t0) * 1000.0
-            got_http = _rank([_task_of(i) for i in r.json()["items"]], by_task)
-            t0 = time.perf_counter()
+            return _rank([_task_of(i) for i in r.json()["items"]], by_task)
+
+        async def rationale_inproc(text: str) -> list[int]:
             answer = services.retrieval.recall(
                 NAMESPACE, RetrievalRequest(query=text, limit=TOP, kinds=["reasoning"])
             )
-            ms_inproc = (time.perf_counter() - t0) * 1000.0
-            got_inproc = _rank([_task_of(i.as_dict()) for i in answer.items], by_task)
-            t0 = time.perf_counter()
+            return _rank([_task_of(i.as_dict()) for i in answer.items], by_task)
+
+        async def peer_read(text: str) -> list[int]:
             found = await client.reasoning.get_similar_traces(text, limit=TOP, threshold=0.0)
-            ms_peer = (time.perf_counter() - t0) * 1000.0
-            got_peer = _rank([t.task for t in found], by_task)
-            if j == 0:
-                continue
-            samples["rationale_http"].append(ms_http)
-            samples["rationale_inproc"].append(ms_inproc)
-            samples["peer_read"].append(ms_peer)
-            for name, got in (
-                ("rationale", got_http),
-                ("rationale_inproc", got_inproc),
-                ("peer", got_peer),
-            ):
-                hits[name].append(got.index(want) + 1 if want in got else 0)
+            return _rank([t.task for t in found], by_task)
+
+        probes = (
+            ("rationale_http", "rationale", rationale_http),
+            ("rationale_inproc", "rationale_inproc", rationale_inproc),
+            ("peer_read", "peer", peer_read),
+        )
+        for j, (text, want) in enumerate([("warm up the caches", -1), *qs]):
+            # The order rotates per query, so no system always runs right after another.
+            for sample, hit, probe in probes[j % 3 :] + probes[: j % 3]:
+                t0 = time.perf_counter()
+                got = await probe(text)
+                ms = (time.perf_counter() - t0) * 1000.0
+                if j == 0:
+                    continue
+                samples[sample].append(ms)
+                hits[hit].append(got.index(want) + 1 if want in got else 0)
     http.close()
     after = schema(services)
     ours_before = set(before)
