@@ -1,9 +1,10 @@
-// Traces by id in one round trip (one trace, a lineage, a page of retrieval results): each with its task, steps in order (rejections, cited versions and whether each still holds) and what it produced; ids not found give no row.
+// Traces by id in one round trip (one trace, a lineage, a page of retrieval results): each with its task, steps in order (rejections, cited versions and whether each still holds; a cited memory whose origin the reader may not see keeps its id, version and kind but not its content, `hidden: true`) and what it produced; ids not found give no row.
 // mode: read
 // returns: many
 // :param namespace => 'default'
 // :param trace_ids => ['trace-memory-id']
 // :param now => datetime()
+// :param origins => ['ingestion', 'user']
 UNWIND $trace_ids AS trace_id
 // One row per trace: its recorded version (the lowest) holds the steps. A trace is immutable; a later
 // version can only be left by a lifecycle write from before traces were refused one.
@@ -28,7 +29,7 @@ CALL (t) {
     OPTIONAL MATCH (other:Memory)-[sup:SUPERSEDES]->(:Memory {namespace: c.namespace, memory_id: c.memory_id})
     WHERE other.memory_id <> c.memory_id
     WITH c, latest, closed_at, min(sup.at) AS replaced_at
-    WITH c, latest, closed_at, replaced_at,
+    WITH c, latest, closed_at, replaced_at, coalesce(c.created_by_origin IN $origins, false) AS visible,
          CASE
            WHEN c IS NULL THEN null
            WHEN latest IS NULL THEN 'retracted'
@@ -38,7 +39,8 @@ CALL (t) {
            ELSE null
          END AS change
     RETURN collect(CASE WHEN c IS NULL THEN null ELSE {
-      memory_id: c.memory_id, version: c.version, content: c.content, kind: c.kind,
+      memory_id: c.memory_id, version: c.version, kind: c.kind,
+      content: CASE WHEN visible THEN c.content ELSE null END, hidden: NOT visible,
       still_valid: change IS NULL, change: change,
       changed_at: CASE change
         WHEN 'retracted' THEN closed_at

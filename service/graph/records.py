@@ -87,8 +87,11 @@ class CiteRecord:
     """A cited memory version, with whether it still holds (`reasoning/get_traces`'s `cites`).
 
     Attributes:
+        content: the cited version's text, or None when `hidden`.
         change: `invalidated`, `superseded`, `retracted`, or None while it holds.
         changed_at: when it changed (timezone-aware UTC datetime), or None.
+        hidden: True when the cited memory's origin is not visible to the read (its content is
+            left out; id, version, kind and whether it holds remain).
     """
 
     memory_id: str
@@ -98,6 +101,7 @@ class CiteRecord:
     still_valid: bool
     change: str | None
     changed_at: datetime | None
+    hidden: bool = False
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> CiteRecord:
@@ -110,6 +114,7 @@ class CiteRecord:
             still_valid=bool(row["still_valid"]),
             change=row.get("change"),
             changed_at=row.get("changed_at"),
+            hidden=bool(row.get("hidden", False)),
         )
 
 

@@ -86,10 +86,19 @@ class CiteOut(BaseModel):
 
     memory_id: str
     version: int
-    content: str | None = None
+    content: str | None = Field(
+        default=None, description="The cited version's text; null when `hidden`."
+    )
     still_valid: bool
     change: str | None = None
     changed_at: datetime | None = None
+    hidden: bool = Field(
+        default=False,
+        description=(
+            "True when the cited memory's origin is not visible to this read (e.g. maintenance"
+            " reasoning in recall, an unrecognized origin anywhere): its content is left out."
+        ),
+    )
 
 
 class StepOut(BaseModel):

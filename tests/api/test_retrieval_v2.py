@@ -504,7 +504,7 @@ def test_a_page_of_traces_skips_candidates_gone_and_stays_full(tenant: Tenant) -
         ranked(first, uids[first]),
     ]
     entries, traces = services.graph.read(
-        lambda tx: trace_page(tx, tenant.namespace, candidates, 2, utcnow())
+        lambda tx: trace_page(tx, tenant.namespace, candidates, 2, utcnow(), ["user"])
     )
     assert [e.memory.memory_id for e in entries] == [second, first]
     assert set(traces) == {first, second} and len(traces[first].steps) == 2

@@ -234,7 +234,7 @@ class PrecedentService:
             for row in rows
             if request.known_at is None or row["system_from"] <= request.known_at
         ]
-        found = read_traces(tx, namespace, wanted, now)
+        found = read_traces(tx, namespace, wanted, now, self.policy.origins("recall"))
         briefs = [_brief(trace_public(found[t])) for t in wanted if t in found]
         outcomes = list_outcomes_in(
             tx, namespace, [group.memory_id], request.as_of, request.known_at

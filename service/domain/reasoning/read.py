@@ -28,18 +28,26 @@ from service.origins import Origin
 
 
 def read_traces(
-    runner: Runner, namespace: str, trace_ids: Sequence[str], now: datetime
+    runner: Runner,
+    namespace: str,
+    trace_ids: Sequence[str],
+    now: datetime,
+    origins: Sequence[str],
 ) -> dict[str, TraceRecord]:
     """Return several whole traces in one round trip (`reasoning/get_traces`), by trace id.
 
     Each trace comes with its task, steps in order with their rejections and cited versions
-    (whether each still holds at `now`), and what it produced.
+    (whether each still holds at `now`), and what it produced. A cited memory created through
+    an origin outside `origins` keeps its id, version and kind but not its content
+    (`hidden`): a trace the reader may see never carries evidence the reader may not.
 
     Args:
         runner: a `Graph` or the `Tx` of a unit of work.
         namespace: the tenant.
         trace_ids: the traces' memory ids (repeats and unknown ids are allowed).
         now: the instant cited memories' changes are judged at (timezone-aware UTC).
+        origins: the `created_by_origin` values the reader may see
+            (`VisibilityPolicy.origins` of its read).
 
     Returns:
         trace id -> trace; ids with no trace in the namespace are absent.
@@ -48,7 +56,12 @@ def read_traces(
         return {}
     rows = runner.run(
         QueryName.REASONING_GET_TRACES,
-        {"namespace": namespace, "trace_ids": list(dict.fromkeys(trace_ids)), "now": now},
+        {
+            "namespace": namespace,
+            "trace_ids": list(dict.fromkeys(trace_ids)),
+            "now": now,
+            "origins": list(origins),
+        },
     )
     records = (TraceRecord.from_row(r) for r in rows)
     return {r.trace.memory_id: r for r in records}
@@ -74,7 +87,9 @@ class TraceReader:
         Raises:
             TraceNotFound: no such trace in the namespace.
         """
-        record = read_traces(self.graph, namespace, [trace_id], utcnow()).get(trace_id)
+        record = read_traces(
+            self.graph, namespace, [trace_id], utcnow(), self.policy.origins("search")
+        ).get(trace_id)
         if record is None:
             raise TraceNotFound(f"reasoning trace {trace_id} not found")
         return trace_public(record)
@@ -136,7 +151,7 @@ class TraceReader:
             wanted = [
                 str(r["trace_id"]) for r in ids if known_at is None or r["system_from"] <= known_at
             ]
-            found = read_traces(tx, namespace, wanted, now)
+            found = read_traces(tx, namespace, wanted, now, self.policy.origins("lineage"))
             return [trace_public(found[t]) for t in wanted if t in found]
 
         traces = tuple(self.graph.read(work))

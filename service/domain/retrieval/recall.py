@@ -211,7 +211,9 @@ class RetrievalService:
                 traces = None
                 if only_traces(query):
                     # A page of traces: read back and hydrated in one query (`trace_page`).
-                    groups, traces = trace_page(tx, namespace, ranked, query.limit, utcnow())
+                    groups, traces = trace_page(
+                        tx, namespace, ranked, query.limit, utcnow(), self.policy.origins(read)
+                    )
                 else:
                     for start in range(0, len(ranked), chunk):
                         entries += self._entries(tx, namespace, ranked[start : start + chunk])
@@ -220,7 +222,7 @@ class RetrievalService:
                         )
                         if len(groups) >= query.limit:
                             break
-                items = self._items(tx, namespace, groups[: query.limit], query, traces)
+                items = self._items(tx, namespace, groups[: query.limit], query, read, traces)
             return items, vector.unrecognized + fulltext.unrecognized
 
         items, unrecognized = self.graph.read(work)
@@ -263,6 +265,7 @@ class RetrievalService:
         namespace: str,
         groups: list[Entry],
         query: RetrievalQuery,
+        read: Read,
         traces: dict[str, TraceRecord] | None = None,
     ) -> list[RetrievalItem]:
         """Build the answer's items: memories with `has_reasoning`, traces whole.
@@ -280,6 +283,7 @@ class RetrievalService:
                 namespace,
                 [e.memory.memory_id for e in groups if e.memory.kind == Kind.REASONING],
                 utcnow(),
+                self.policy.origins(read),
             )
         items = []
         for entry in groups:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from service.domain.models import Kind
@@ -24,7 +25,12 @@ def only_traces(query: RetrievalQuery) -> bool:
 
 
 def trace_page(
-    runner: Runner, namespace: str, ranked: list[Ranked], limit: int, now: datetime
+    runner: Runner,
+    namespace: str,
+    ranked: list[Ranked],
+    limit: int,
+    now: datetime,
+    origins: Sequence[str],
 ) -> tuple[list[Entry], dict[str, TraceRecord]]:
     """Return the page's entries and their whole traces, best first, `limit` traces per query.
 
@@ -39,6 +45,7 @@ def trace_page(
         ranked: the fused candidates, best first (reasoning traces only).
         limit: the page size.
         now: the instant cited memories' changes are judged at.
+        origins: the origins the read may see (cited memories of others come back hidden).
 
     Returns:
         At most `limit` entries (no grouping: `has_reasoning` False, `produced` the memory ids
@@ -50,7 +57,7 @@ def trace_page(
     while len(entries) < limit and start < len(ranked):
         chunk = ranked[start : start + limit - len(entries)]
         start += len(chunk)
-        found = read_traces(runner, namespace, [r.hit.memory_id for r in chunk], now)
+        found = read_traces(runner, namespace, [r.hit.memory_id for r in chunk], now, origins)
         for fused in chunk:
             record = found.get(fused.hit.memory_id)
             if record is None or record.trace.uid != fused.hit.uid:
