@@ -361,6 +361,75 @@ def test_ranking_does_not_depend_on_another_large_tenant(
     assert all(len(b) == len(OWN) or len(b) == 10 for b in before)
 
 
+HARBOUR_WORDS = [
+    "quiet",
+    "morning",
+    "walk",
+    "coffee",
+    "friend",
+    "garden",
+    "painting",
+    "weekend",
+    "music",
+    "market",
+    "bridge",
+    "river",
+    "boat",
+    "evening",
+    "light",
+    "street",
+    "window",
+    "photo",
+    "dinner",
+    "story",
+]
+
+
+def _harbour_texts(rng: random.Random) -> list[str]:
+    """300 texts: 120 name the harbour, 120 the lantern, 60 both (1-3 times), 4-30 words each."""
+    texts = []
+    for i in range(300):
+        words = [rng.choice(HARBOUR_WORDS) for _ in range(rng.randint(4, 30))]
+        names = ["harbour"] if i < 120 else ["lantern"] if i < 240 else ["harbour", "lantern"]
+        for name in names:
+            for _ in range(rng.randint(1, 3)):
+                words.insert(rng.randint(0, len(words)), name)
+        texts.append(" ".join(words))
+    return texts
+
+
+def test_lexical_candidates_do_not_depend_on_another_tenant_beyond_the_depth(
+    tenant: Tenant, other_tenant: Tenant, neo4j_driver: Driver
+) -> None:
+    """Same query, same namespace: identical top 10 although the namespace holds 240 matches of
+    the query's words (more than `lexical_depth`, 100) and another tenant then makes one of the
+    words common and the index's average length short (6,000 memories, bulk-written)."""
+    rng = random.Random(5)
+    items = [{"kind": "observation", "content": text} for text in _harbour_texts(rng)]
+    r = tenant.post("/v1/memories/batch", json={"items": items})
+    assert r.status_code in (200, 201), r.text
+    queries = ["harbour lantern", "the lantern by the harbour at night", "harbour walk"]
+    before = [ids(recall(tenant, q, limit=10)) for q in queries]
+    now = utcnow()
+    writer = Writer(other_tenant.namespace, "user", "bulk")
+    with neo4j_driver.session() as s:
+        for _batch in range(3):
+            rows = []
+            for _ in range(2000):
+                text = f"harbour {rng.choice(FILLER_WORDS)} {rng.choice(FILLER_WORDS)}"
+                v = [rng.gauss(0, 1) for _ in range(384)]
+                norm = sum(x * x for x in v) ** 0.5
+                rows.append(
+                    build_memory_row(writer, "observation", text, [x / norm for x in v], now=now)
+                )
+            s.run(
+                "UNWIND $rows AS row CREATE (m:Memory:Observation) SET m = row", rows=rows
+            ).consume()
+    after = [ids(recall(tenant, q, limit=10)) for q in queries]
+    assert all(len(b) == 10 for b in before)
+    assert after == before
+
+
 # -- traces by their task ----------------------------------------------------------------------
 
 

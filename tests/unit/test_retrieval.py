@@ -8,9 +8,9 @@ from datetime import UTC, datetime
 import pytest
 
 from service.domain.retrieval import fuse, lucene_query, quality_factor, rrf
-from service.domain.retrieval.candidates import namespace_query
 from service.domain.retrieval.fusion import task_blend
 from service.domain.retrieval.lexical import analyse, local_bm25
+from service.domain.retrieval.lucene import namespace_query
 from service.domain.retrieval.models import Fusion, Hit
 from service.domain.retrieval.recall import with_instants
 from service.domain.text.lexical import NAMESPACE_ALPHABET, namespace_token, search_text

@@ -1,16 +1,17 @@
-"""Candidates of one namespace: the filtered vector index, the fulltext index, Lucene escaping."""
+"""Candidates of one namespace: the filtered vector index and the fulltext index's word lists."""
 
 from __future__ import annotations
 
 import logging
 import threading
-import unicodedata
 from dataclasses import replace
 
 from service import metrics
 from service.domain.models import Kind
 from service.domain.policy import VisibilityPolicy
 from service.domain.retrieval.lexical import local_bm25
+from service.domain.retrieval.lucene import lucene_query as lucene_query  # re-exported
+from service.domain.retrieval.lucene import namespace_lists, namespace_query
 from service.domain.retrieval.models import (
     Candidates,
     Hit,
@@ -18,101 +19,19 @@ from service.domain.retrieval.models import (
     RetrievalQuery,
     Unrecognized,
 )
-from service.domain.text.lexical import SEARCH_NS_FIELD, SEARCH_TEXT_FIELD, namespace_token
-from service.domain.text.lexicon import QUERY_STOPWORDS
 from service.graph.query_names import QueryName
 from service.graph.repository import Tx, packed_vector
 
 # The package's name, as before the split: log configuration and tests filter on it.
 log = logging.getLogger("service.domain.retrieval")
 
-#: Characters the Lucene classic query parser treats as syntax; each is backslash-escaped.
-LUCENE_SPECIAL = frozenset('+-&|!(){}[]^"~*?:\\/')
-#: Words the parser reads as operators when upper-case; they are lower-cased (plain terms).
-LUCENE_OPERATORS = frozenset({"AND", "OR", "NOT"})
-#: Most characters and words of the user text sent to the fulltext index. The standard analyzer
-#: makes one clause per CJK ideograph, and Lucene refuses more than 1024 clauses.
-FULLTEXT_MAX_CHARS = 400
-FULLTEXT_MAX_WORDS = 100
-#: Punctuation stripped from a query word's edges before it is compared with `QUERY_STOPWORDS`.
-WORD_EDGES = "\"'`.,;:!?()[]{}<>"
 #: Traces asked of the task index (`memory_task_embedding`) per recall or search.
 TASK_DEPTH = 20
+#: Matches each fulltext list asks of the index per candidate kept (`CandidateFinder.fulltext`):
+#: a list is complete, and so independent of other tenants, below `10 * lexical_depth` matches.
+RAW_PER_CANDIDATE = 10
 #: Every kind: the vector index filter takes `m.kind IN $kinds` (a SEARCH filter has no `OR`).
 ALL_KINDS = sorted(str(k) for k in Kind)
-
-
-def _query_words(text: str) -> list[str]:
-    """Return the words of `text` without question and stop words (all of them if none is left)."""
-    words = text.split()[:FULLTEXT_MAX_WORDS]
-    kept = [w for w in words if w.strip(WORD_EDGES).lower() not in QUERY_STOPWORDS]
-    return kept or words
-
-
-def lucene_query(text: str) -> str | None:
-    r"""Return `text` as a Lucene query of plain terms, or None when it holds nothing to match.
-
-    Question and stop words (`QUERY_STOPWORDS`: "what", "when", "did", "the", ...) are dropped
-    first, unless nothing would be left: a question then matches the statements answering it
-    rather than other questions (LoCoMo, `../shared/research/retrieval.md`: +4-6 points R@10).
-    Every Lucene special character (`+ - && || ! ( ) { } [ ] ^ " ~ * ? : \ /`) is
-    backslash-escaped and the words AND, OR and NOT are lower-cased, so no user text is ever
-    read as query syntax. The text is cut to `FULLTEXT_MAX_WORDS` words and
-    `FULLTEXT_MAX_CHARS` characters (Lucene's clause limit).
-
-    Args:
-        text: the user's query, NFC-normalised.
-
-    Returns:
-        The escaped terms, or None when the text has no letter, digit or symbol (e.g. only
-        punctuation): the fulltext index is then skipped.
-    """
-    if not any(
-        unicodedata.category(ch)[0] in "LN" or unicodedata.category(ch) == "So" for ch in text
-    ):
-        return None
-    words: list[str] = []
-    size = 0
-    for word in _query_words(text):
-        if word in LUCENE_OPERATORS:
-            word = word.lower()
-        size += len(word) + 1
-        if size > FULLTEXT_MAX_CHARS and words:
-            break
-        words.append(
-            "".join("\\" + ch if ch in LUCENE_SPECIAL else ch for ch in word[:FULLTEXT_MAX_CHARS])
-        )
-    return " ".join(words)
-
-
-def namespace_query(namespace: str, lucene: str) -> str:
-    """Return the fulltext query of `lucene`'s terms restricted to one namespace inside the index.
-
-    `+(search_ns:<token> namespace:"<namespace>")^0 +(search_text:(<terms>) content:(<terms>))`:
-    the required clause on the namespace's token (`namespace_token`) keeps every other
-    namespace out of the index's answer (a conjunction over the postings lists, no over-fetch);
-    its boost 0 adds nothing to the score. `namespace` and `content` reach memories not written
-    by the service (typed into Neo4j Browser: no `search_ns`, no `search_text`), so retrieval
-    still meets them and reports an unrecognized origin; the raw namespace is analysed (case
-    folded, split at `-`), so the Cypher after the index checks the namespace exactly.
-
-    Measured (Neo4j 2026.09, 50,000 other-tenant memories plus a 629-turn LoCoMo tenant, its
-    260 questions): the required clause at k=100 returns 100 of the caller's memories at p50
-    4.5-4.9 ms / p95 30-32 ms; the same query unrestricted at k=100 costs the same but only 10
-    of its 100 are the caller's; at k=1000, 58 of the caller's at p50 53-75 ms / p95 143-190 ms.
-
-    Args:
-        namespace: the caller's namespace.
-        lucene: escaped terms from `lucene_query`.
-
-    Returns:
-        The Lucene query string.
-    """
-    token = namespace_token(namespace)
-    return (
-        f'+({SEARCH_NS_FIELD}:{token} namespace:"{namespace}")^0 '
-        f"+({SEARCH_TEXT_FIELD}:({lucene}) content:({lucene}))"
-    )
 
 
 def _best_first(hits: list[Hit]) -> list[Hit]:
@@ -248,17 +167,27 @@ class CandidateFinder:
     ) -> Candidates:
         """Return the namespace's best visible fulltext matches (none when `lucene` is None).
 
-        One fulltext query restricted to the namespace inside the index (`namespace_query`)
-        returns its top `depth = max(lexical_depth, limit)`; kinds, system time, valid time
-        and visibility are filtered after. Only when they leave fewer than `limit` hits while
-        the index had more to give does one deeper query (`max_candidates`) follow.
+        With `lexical_scoring == "namespace"` (default), one list per query word
+        (`namespace_lists`, one statement): each takes the index's matches of its word in the
+        namespace (up to `k = min(10 * depth, max_candidates)`, `depth = max(lexical_depth,
+        limit)`), filters kinds, system time, valid time and visibility, and keeps its
+        `per_list = max(limit, min(depth, ceil(2 * depth / words)))` shortest (characters of
+        the lexical field, then uid). The union is scored by BM25 over itself
+        (`lexical.local_bm25`) and its best `depth` kept. No Lucene score decides which
+        memories a list keeps, so while a word has fewer than `k` matches in the namespace its
+        list, and so the ranking, depends on the namespace's texts alone: another tenant's
+        memories (which move Lucene's IDF and average length) change nothing. Only when the
+        filters leave fewer than `limit` hits while a list was full does one deeper round
+        (`k = max_candidates`) follow.
+
+        With `lexical_scoring == "index"`, one query over all the words (`namespace_query`)
+        returns its top `depth` by Lucene's index-wide BM25, filtered the same way (deeper
+        round likewise).
 
         Restricting inside the index (choice measured, see `namespace_query`): a required
-        clause on an indexed namespace token costs the same as an unrestricted query and
-        returns only the caller's memories, whatever other namespaces hold; one index per
-        namespace would not scale to many tenants (Neo4j also refuses two fulltext indexes
-        on one label and property), and a global query over-fetched and filtered needs
-        rounds that grow with what others hold.
+        clause on an indexed namespace token returns only the caller's memories, whatever
+        other namespaces hold; one index per namespace would not scale to many tenants (Neo4j
+        also refuses two fulltext indexes on one label and property).
 
         Args:
             tx: the read transaction.
@@ -266,15 +195,52 @@ class CandidateFinder:
             query: the validated query.
             lucene: the query's terms escaped by `lucene_query`, or None.
 
-        With `lexical_scoring == "namespace"` (default) the candidates are re-scored by BM25
-        over the namespace's own candidates (`lexical.local_bm25`), so another tenant's texts
-        never move this namespace's ranking.
-
         Returns:
             The candidates, best first by BM25 score.
         """
         if lucene is None:
             return Candidates()
+        if self.config.lexical_scoring == "index":
+            return self._fulltext_by_index(tx, namespace, query, lucene)
+        lists = namespace_lists(namespace, lucene)
+        if not lists:
+            return Candidates()
+        depth = max(self.config.lexical_depth, query.limit)
+        words = len(lists) - 1  # the last list is the memories typed into Neo4j Browser
+        per_list = max(query.limit, min(depth, -(-2 * depth // words)))
+        first = max(per_list, min(RAW_PER_CANDIDATE * depth, self.config.max_candidates))
+        params = {
+            **query.filters(namespace),
+            "index_name": self.config.fulltext_index,
+            "queries": lists,
+            "per_list": per_list,
+            "recognized": self.policy.recognized(),
+        }
+        found = Candidates()
+        for k in dict.fromkeys((first, max(first, self.config.max_candidates))):
+            row = tx.one(QueryName.RETRIEVAL_SEARCH_FULLTEXT_LISTS_IN_NAMESPACE, {**params, "k": k})
+            assert row is not None
+            found.rounds += 1
+            found.k = k
+            hits = [Hit.from_row(h) for h in row["hits"]]
+            hits = local_bm25(lucene.replace("\\", ""), hits, [h.text or "" for h in hits])
+            found.hits = _best_first(hits)[:depth]
+            found.unrecognized = [Unrecognized.from_row(u) for u in row["unrecognized"]]
+            if len(found.hits) >= query.limit or row["fetched"] < k:
+                break
+        log.debug(
+            "fulltext candidates: %d kept of %d list(s) after %d round(s), k=%d",
+            len(found.hits),
+            len(lists),
+            found.rounds,
+            found.k,
+        )
+        return found
+
+    def _fulltext_by_index(
+        self, tx: Tx, namespace: str, query: RetrievalQuery, lucene: str
+    ) -> Candidates:
+        """Return the top `depth` of one query over all the words, by Lucene's index-wide BM25."""
         params = {
             **query.filters(namespace),
             "index_name": self.config.fulltext_index,
@@ -288,19 +254,10 @@ class CandidateFinder:
             assert row is not None
             found.rounds += 1
             found.k = k
-            hits = [Hit.from_row(h) for h in row["hits"]]
-            if self.config.lexical_scoring == "namespace":
-                hits = local_bm25(lucene.replace("\\", ""), hits, [h.text or "" for h in hits])
-            found.hits = _best_first(hits)[:depth]
+            found.hits = _best_first([Hit.from_row(h) for h in row["hits"]])[:depth]
             found.unrecognized = [Unrecognized.from_row(u) for u in row["unrecognized"]]
             if len(found.hits) >= query.limit or row["fetched"] < k:
                 break
-        log.debug(
-            "fulltext candidates: %d kept after %d round(s), k=%d",
-            len(found.hits),
-            found.rounds,
-            found.k,
-        )
         return found
 
     def warn_unrecognized(self, namespace: str, unrecognized: list[Unrecognized]) -> None:

@@ -72,6 +72,8 @@ LUCENE_ENGLISH_STOP = frozenset(
         "with",
     ]
 )
+#: Most per-word fulltext lists of one query (`word_lists`); the words after share one list.
+MAX_WORD_LISTS = 16
 #: BM25 parameters, Lucene's defaults.
 K1 = 1.2
 B = 0.75
@@ -113,6 +115,31 @@ def analyse(text: str) -> list[str]:
     return out
 
 
+def word_lists(lucene: str) -> list[str]:
+    """Return the words of an escaped fulltext query, one per list of `CandidateFinder.fulltext`.
+
+    A word the index would keep no term of (`analyse` finds none: a stop word, punctuation)
+    is dropped, and so is a word with the same terms as an earlier one ("Caroline's",
+    "caroline"). The words after the first `MAX_WORD_LISTS - 1` share the last list.
+
+    Args:
+        lucene: escaped terms from `candidates.lucene_query`, separated by spaces.
+
+    Returns:
+        Escaped words, or space-separated words for the shared last list; in query order.
+    """
+    seen: set[tuple[str, ...]] = set()
+    words = []
+    for word in lucene.split():
+        terms = tuple(analyse(word.replace("\\", "")))
+        if terms and terms not in seen:
+            seen.add(terms)
+            words.append(word)
+    if len(words) > MAX_WORD_LISTS:
+        words[MAX_WORD_LISTS - 1 :] = [" ".join(words[MAX_WORD_LISTS - 1 :])]
+    return words
+
+
 @lru_cache(maxsize=16384)
 def _counts(text: str) -> Counter[str]:
     """Return the term counts of a lexical field (cached: a memory's field rarely changes)."""
@@ -136,7 +163,7 @@ def local_bm25(query: str, hits: Sequence[Hit], texts: Sequence[str]) -> list[Hi
     """
     if not hits:
         return []
-    q = set(analyse(query))
+    q = sorted(set(analyse(query)))  # a fixed order: the same float sums in every process
     docs = [_counts(t) for t in texts]
     n = len(docs)
     mean = sum(sum(d.values()) for d in docs) / n or 1.0

@@ -1,0 +1,56 @@
+// Fulltext candidates of one namespace, one list per query word: each list takes the index's matches (up to k), filters kinds, system time, valid time and visibility, and keeps its per_list shortest (characters of the lexical field, then uid), so which memories a list keeps depends on the namespace's own texts, not on the index's scores; visible and unrecognized apart, each deduplicated over the lists.
+// mode: read
+// returns: one
+// :param index_name => 'memory_content'
+// :param queries => ['+search_ns:ns29303041^0 +search_text:(upload)', '+search_ns:ns29303041^0 +search_text:(fail)']
+// :param k => 1000
+// :param per_list => 40
+// :param namespace => 'deep'
+// :param kinds => null
+// :param as_of => datetime()
+// :param known_at => null
+// :param include_superseded => false
+// :param origins => ['ingestion', 'user']
+// :param recognized => ['ingestion', 'maintenance', 'user']
+UNWIND $queries AS query
+CALL (query) {
+  CALL db.index.fulltext.queryNodes($index_name, query, {limit: $k}) YIELD node
+  WITH collect(node) AS raw
+  CALL (raw) {
+    UNWIND raw AS m
+    WITH m
+    WHERE m.namespace = $namespace
+      AND m:Memory AND NOT m:ReasoningStep
+      AND ($kinds IS NULL OR m.kind IN $kinds)
+    WITH m, m.created_by_origin AS origin,
+         CASE
+           WHEN $include_superseded THEN $known_at IS NULL OR m.system_from <= $known_at
+           WHEN $known_at IS NULL THEN m.system_to IS NULL
+           ELSE m.system_from <= $known_at AND (m.system_to IS NULL OR m.system_to > $known_at)
+         END
+         AND m.valid_from <= $as_of AND (m.valid_to IS NULL OR m.valid_to > $as_of) AS in_time
+    ORDER BY size(coalesce(m.search_text, m.content, '')), coalesce(m.uid, m.memory_id)
+    RETURN
+      collect(CASE WHEN in_time AND origin IN $origins AND m.uid IS NOT NULL AND m.memory_id IS NOT NULL
+                   THEN m END)[..$per_list] AS shown,
+      collect(CASE WHEN (origin IS NULL OR NOT origin IN $recognized) AND coalesce(in_time, true)
+                   THEN m END)[..$per_list] AS hidden
+  }
+  RETURN size(raw) AS fetched, shown, hidden
+}
+WITH max(fetched) AS fetched, collect(shown) AS shown, collect(hidden) AS hidden
+CALL (shown) {
+  UNWIND shown AS list
+  UNWIND list AS m
+  WITH DISTINCT m
+  RETURN collect({uid: m.uid, memory_id: m.memory_id, kind: m.kind, score: 0.0,
+                  quality_verdict: m.quality_verdict, quality_score: m.quality_score,
+                  episode: m.episode, position: m.position, text: m.search_text}) AS hits
+}
+CALL (hidden) {
+  UNWIND hidden AS list
+  UNWIND list AS m
+  WITH DISTINCT m
+  RETURN collect({memory_id: coalesce(m.memory_id, m.uid), origin: m.created_by_origin}) AS unrecognized
+}
+RETURN fetched, hits, unrecognized
