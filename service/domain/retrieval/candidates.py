@@ -229,11 +229,11 @@ class CandidateFinder:
             if len(found.hits) >= query.limit or row["fetched"] < k:
                 break
         log.debug(
-            "fulltext candidates: %d kept of %d list(s) after %d round(s), k=%d",
+            "fulltext candidates: %d kept after %d round(s), k=%d, %d list(s)",
             len(found.hits),
-            len(lists),
             found.rounds,
             found.k,
+            len(lists),
         )
         return found
 

@@ -2,12 +2,15 @@
 
 Neo4j's fulltext index is one Lucene index for every namespace, so its BM25 weighs a term by
 how rare it is across *all* tenants: loading another tenant shifts a namespace's scores and
-can reorder its results. Here the index only chooses the candidates (restricted to the
-namespace, see `candidates.namespace_query`) and each candidate is scored again with BM25 over
-the candidate set itself: term frequencies from its lexical field, document frequencies,
-document count and mean length from the namespace's candidates. When a namespace holds at
-most `lexical_depth` matches for a query (the candidates are then all of them), its ranking
-depends on nothing another namespace holds.
+can reorder its results. Here the index only finds the candidates, one list per query word
+(`word_lists`, restricted to the namespace, see `lucene.namespace_lists`), and each list keeps
+the namespace's shortest matches of its word (`CandidateFinder.fulltext`), not Lucene's best
+scored ones: Lucene picks by index-wide IDF and average length, which another tenant moves.
+Each candidate is then scored again with BM25 over the candidate set itself: term frequencies
+from its lexical field, document frequencies, document count and mean length from the
+namespace's candidates. While every query word has fewer matches in the namespace than a list
+asks of the index (`10 * lexical_depth`), the ranking depends on nothing another namespace
+holds.
 
 The analysis follows Lucene's `english` analyzer closely enough for ranking: words (letters,
 digits, `_`), one token per CJK ideograph or kana and per symbol (emoji), lower-cased, the
