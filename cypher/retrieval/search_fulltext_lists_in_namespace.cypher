@@ -18,23 +18,36 @@ CALL (query) {
   WITH collect(node) AS raw
   CALL (raw) {
     UNWIND raw AS m
-    WITH m
+    WITH m ORDER BY size(coalesce(m.search_text, m.content, '')), coalesce(m.uid, m.memory_id)
     WHERE m.namespace = $namespace
       AND m:Memory AND NOT m:ReasoningStep
       AND ($kinds IS NULL OR m.kind IN $kinds)
-    WITH m, m.created_by_origin AS origin,
-         CASE
-           WHEN $include_superseded THEN $known_at IS NULL OR m.system_from <= $known_at
-           WHEN $known_at IS NULL THEN m.system_to IS NULL
-           ELSE m.system_from <= $known_at AND (m.system_to IS NULL OR m.system_to > $known_at)
-         END
-         AND m.valid_from <= $as_of AND (m.valid_to IS NULL OR m.valid_to > $as_of) AS in_time
-    ORDER BY size(coalesce(m.search_text, m.content, '')), coalesce(m.uid, m.memory_id)
-    RETURN
-      collect(CASE WHEN in_time AND origin IN $origins AND m.uid IS NOT NULL AND m.memory_id IS NOT NULL
-                   THEN m END)[..$per_list] AS shown,
-      collect(CASE WHEN (origin IS NULL OR NOT origin IN $recognized) AND coalesce(in_time, true)
-                   THEN m END)[..$per_list] AS hidden
+      AND m.created_by_origin IN $origins AND m.uid IS NOT NULL AND m.memory_id IS NOT NULL
+      AND CASE
+            WHEN $include_superseded THEN $known_at IS NULL OR m.system_from <= $known_at
+            WHEN $known_at IS NULL THEN m.system_to IS NULL
+            ELSE m.system_from <= $known_at AND (m.system_to IS NULL OR m.system_to > $known_at)
+          END
+      AND m.valid_from <= $as_of AND (m.valid_to IS NULL OR m.valid_to > $as_of)
+    LIMIT $per_list
+    RETURN collect(m) AS shown
+  }
+  CALL (raw) {
+    UNWIND raw AS m
+    WITH m
+    WHERE (m.created_by_origin IS NULL OR NOT m.created_by_origin IN $recognized)
+      AND m.namespace = $namespace
+      AND m:Memory AND NOT m:ReasoningStep
+      AND ($kinds IS NULL OR m.kind IN $kinds)
+      AND coalesce(CASE
+            WHEN $include_superseded THEN $known_at IS NULL OR m.system_from <= $known_at
+            WHEN $known_at IS NULL THEN m.system_to IS NULL
+            ELSE m.system_from <= $known_at AND (m.system_to IS NULL OR m.system_to > $known_at)
+          END
+          AND m.valid_from <= $as_of AND (m.valid_to IS NULL OR m.valid_to > $as_of), true)
+    WITH m ORDER BY size(coalesce(m.search_text, m.content, '')), coalesce(m.uid, m.memory_id)
+    LIMIT $per_list
+    RETURN collect(m) AS hidden
   }
   RETURN size(raw) AS fetched, shown, hidden
 }

@@ -9,8 +9,8 @@ import pytest
 
 from service.domain.retrieval import fuse, lucene_query, quality_factor, rrf
 from service.domain.retrieval.fusion import task_blend
-from service.domain.retrieval.lexical import analyse, local_bm25
-from service.domain.retrieval.lucene import namespace_query
+from service.domain.retrieval.lexical import MAX_WORD_LISTS, analyse, local_bm25, word_lists
+from service.domain.retrieval.lucene import namespace_lists, namespace_query
 from service.domain.retrieval.models import Fusion, Hit
 from service.domain.retrieval.recall import with_instants
 from service.domain.text.lexical import NAMESPACE_ALPHABET, namespace_token, search_text
@@ -92,6 +92,28 @@ def test_namespace_query_requires_the_namespace_and_scores_only_the_text() -> No
     assert namespace_query("deep", "adoption") == (
         '+(search_ns:ns29303041 namespace:"deep")^0 +(search_text:(adoption) content:(adoption))'
     )
+
+
+def test_namespace_lists_ask_one_list_per_word_and_one_for_browser_memories() -> None:
+    lucene = lucene_query("Caroline's adoption: caroline a:b")
+    assert lucene == "Caroline's adoption\\: caroline a\\:b"
+    lucene += " the \\( \\-"  # words the analyzer keeps no term of
+    assert namespace_lists("deep", lucene) == [
+        "+search_ns:ns29303041^0 +search_text:(Caroline's)",
+        "+search_ns:ns29303041^0 +search_text:(adoption\\:)",
+        "+search_ns:ns29303041^0 +search_text:(a\\:b)",
+        '+namespace:"deep"^0 -search_ns:ns29303041 +content:(' + lucene + ")",
+    ]
+    # Only stop words and punctuation: nothing the index keeps, no list.
+    assert namespace_lists("deep", "the \\(a\\) \\-") == []
+
+
+def test_word_lists_share_the_last_list_beyond_the_cap() -> None:
+    words = [f"w{i}x" for i in range(MAX_WORD_LISTS + 5)]
+    lists = word_lists(" ".join(words))
+    assert len(lists) == MAX_WORD_LISTS
+    assert lists[:-1] == words[: MAX_WORD_LISTS - 1]
+    assert lists[-1] == " ".join(words[MAX_WORD_LISTS - 1 :])
 
 
 def test_search_text_puts_the_context_first() -> None:
