@@ -54,6 +54,12 @@ async def handle_domain_error(request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse(body, status_code=status, headers=headers)
 
 
+#: How deep an echoed 422 body may nest; deeper input is replaced by `ECHO_ELIDED` (so any
+#: nesting the JSON parser accepts is rendered without recursing past Python's limit).
+MAX_ECHO_DEPTH = 24
+ECHO_ELIDED = f"<nested deeper than {MAX_ECHO_DEPTH} levels; not echoed>"
+
+
 class AsciiJSONResponse(JSONResponse):
     """JSON rendered with `ensure_ascii`, so echoed invalid input (lone surrogates) stays encodable."""
 
@@ -64,25 +70,38 @@ class AsciiJSONResponse(JSONResponse):
         ).encode("ascii")
 
 
-def _finite(value: object) -> object:
-    """Return `value` with non-finite floats (NaN, ±Infinity) replaced by their names as strings.
+def _finite(value: object, depth: int = 0) -> object:
+    """Return `value` made safe to echo: non-finite floats as strings, nesting bounded.
 
-    A 422 echoes the offending input; `NaN` is not JSON, so strict parsers would reject the body.
+    A 422 echoes the offending input; `NaN` is not JSON, so strict parsers would reject the
+    body, and input nested hundreds of levels deep would take the encoders past Python's
+    recursion limit. Containers deeper than `MAX_ECHO_DEPTH` (counted from `value`) become
+    `ECHO_ELIDED`; the recursion itself never goes deeper than that.
+
+    Args:
+        value: JSON-like data (dicts, lists, tuples, scalars; other objects pass unchanged).
+        depth: `value`'s own depth (0 at the top).
     """
     if isinstance(value, float) and not math.isfinite(value):
         return str(value)
+    if isinstance(value, dict | list | tuple) and depth >= MAX_ECHO_DEPTH:
+        return ECHO_ELIDED
     if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
+        return {k: _finite(v, depth + 1) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_finite(v) for v in value]
+        return [_finite(v, depth + 1) for v in value]
     return value
 
 
 async def handle_validation_error(request: Request, exc: Exception) -> JSONResponse:
-    """Keep FastAPI's 422 body for request validation and add the stable code."""
+    """Keep FastAPI's 422 body for request validation and add the stable code.
+
+    The echoed `input` is bounded (`_finite`) before it is encoded, whatever its nesting.
+    """
     assert isinstance(exc, RequestValidationError)
     return AsciiJSONResponse(
-        {"detail": jsonable_encoder(exc.errors()), "code": "input.invalid"}, status_code=422
+        {"detail": jsonable_encoder(_finite(exc.errors())), "code": "input.invalid"},
+        status_code=422,
     )
 
 
