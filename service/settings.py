@@ -322,10 +322,10 @@ class Settings(BaseSettings):
         validation_alias="RATIONALE_RETRIEVAL_DUPLICATE_SIMILARITY",
         description="Term (shingle Jaccard) similarity from which two results of one kind stating the same numbers collapse into one item; above 1 = off.",
     )
-    retrieval_lexical_scoring: Literal["namespace", "index"] = Field(
+    retrieval_lexical_scoring: Literal["namespace", "word_lists", "index"] = Field(
         default="namespace",
         validation_alias="RATIONALE_RETRIEVAL_LEXICAL_SCORING",
-        description="namespace: the fulltext candidates are re-scored by BM25 over the namespace's own candidates (a ranking no other tenant moves); index: Lucene's scores over the whole index.",
+        description="namespace: Lucene's top lexical_depth of the namespace, re-scored by BM25 over those candidates; word_lists: one list per query word cut by the namespace's own texts, then that BM25 (no other tenant moves the candidates; LoCoMo top 10 identical for 996 of 997 with 100k filler, but similar-trace hit@1 0.800 against 0.870 and recall p50 +4-9 ms); index: Lucene's scores over the whole index.",
     )
     rrf_k: int = Field(
         default=60,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import random
 import re
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -399,11 +400,15 @@ def _harbour_texts(rng: random.Random) -> list[str]:
 
 
 def test_lexical_candidates_do_not_depend_on_another_tenant_beyond_the_depth(
-    tenant: Tenant, other_tenant: Tenant, neo4j_driver: Driver
+    tenant: Tenant, other_tenant: Tenant, neo4j_driver: Driver, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Same query, same namespace: identical top 10 although the namespace holds 240 matches of
-    the query's words (more than `lexical_depth`, 100) and another tenant then makes one of the
-    words common and the index's average length short (6,000 memories, bulk-written)."""
+    """With `lexical_scoring="word_lists"`, same query, same namespace: identical top 10
+    although the namespace holds 240 matches of the query's words (more than `lexical_depth`,
+    100) and another tenant then makes one of the words common and the index's average length
+    short (6,000 memories, bulk-written). (With the default `namespace` scoring this fails:
+    Lucene's index-wide statistics choose which 100 are candidates.)"""
+    finder = tenant.client.app.state.services.retrieval.candidates  # type: ignore[attr-defined]
+    monkeypatch.setattr(finder, "config", replace(finder.config, lexical_scoring="word_lists"))
     rng = random.Random(5)
     items = [{"kind": "observation", "content": text} for text in _harbour_texts(rng)]
     r = tenant.post("/v1/memories/batch", json={"items": items})

@@ -48,7 +48,7 @@ class RetrievalConfig:
     rrf_k: int = 60
     vector_depth: int = 100
     lexical_depth: int = 100
-    lexical_scoring: Literal["namespace", "index"] = "namespace"
+    lexical_scoring: Literal["namespace", "word_lists", "index"] = "namespace"
     vector_overfetch: int = 10
     max_candidates: int = 2000
     max_query_chars: int = 2000
