@@ -226,6 +226,22 @@ def test_near_duplicates_collapse_into_one_item(tenant: Tenant) -> None:
     assert by_id[other["memory_id"]].get("duplicates") is None
 
 
+def test_keyed_facts_about_different_subjects_never_collapse(tenant: Tenant) -> None:
+    """Same content, different keys: three facts, three items (a fresh-user trial saw one)."""
+    ids_by_subject = {
+        who: memory(
+            tenant, "Works on the payments team", kind="fact", subject=who, attribute="team"
+        )["memory_id"]
+        for who in ("bob", "carol", "dave")
+    }
+    twin = memory(tenant, "Works on the payments team.", kind="fact", subject="bob", attribute="x")
+    items = recall(tenant, "who works on the payments team", limit=10)
+    by_id = {i["memory_id"]: i for i in items}
+    assert set(ids_by_subject.values()) <= set(by_id)
+    assert twin["memory_id"] in by_id  # another attribute of bob is another fact
+    assert all(by_id[m].get("duplicates") is None for m in ids_by_subject.values())
+
+
 @pytest.mark.parametrize(
     "query",
     [

@@ -54,7 +54,8 @@ def near_duplicates(a: MemoryRecord, b: MemoryRecord, threshold: float) -> bool:
     """Return True when two memories say the same thing: same kind, same numbers, similar terms.
 
     Traces never collapse: each is a recorded piece of reasoning with its own quality (copies
-    of one trace rank by their assessments instead).
+    of one trace rank by their assessments instead). Keyed facts about different keys never
+    collapse either: "Works on the payments team" for bob and for carol are two facts.
 
     Args:
         a: one memory version.
@@ -65,6 +66,8 @@ def near_duplicates(a: MemoryRecord, b: MemoryRecord, threshold: float) -> bool:
         True for two versions of one memory never (they are one memory), else by the rule.
     """
     if a.memory_id == b.memory_id or a.kind != b.kind or a.kind == Kind.REASONING:
+        return False
+    if (a.subject, a.attribute) != (b.subject, b.attribute):
         return False
     if numbers(a.content) != numbers(b.content):
         return False
