@@ -406,6 +406,25 @@ class Settings(BaseSettings):
     def _check_allowed_hosts(cls, value: list[str]) -> list[str]:
         return [host_entry(v) for v in value]
 
+    @field_validator("visibility")
+    @classmethod
+    def _check_visibility(cls, value: dict[str, dict[str, bool]]) -> dict[str, dict[str, bool]]:
+        """Refuse a table whose reads are not exactly recall, search and lineage per origin.
+
+        A typo (`"recal"`) would otherwise start cleanly and hide every memory from recall.
+        """
+        reads = {"recall", "search", "lineage"}
+        if not value:
+            raise ValueError("RATIONALE_VISIBILITY must name at least one origin")
+        for origin, row in value.items():
+            if set(row) != reads:
+                unknown, missing = sorted(set(row) - reads), sorted(reads - set(row))
+                raise ValueError(
+                    f"RATIONALE_VISIBILITY[{origin!r}] must set exactly recall, search and "
+                    f"lineage (unknown: {unknown or 'none'}; missing: {missing or 'none'})"
+                )
+        return value
+
     @field_validator("neo4j_uri")
     @classmethod
     def _check_uri(cls, value: str) -> str:
