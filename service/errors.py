@@ -94,6 +94,12 @@ class GraphUnavailableError(RationaleError):
     code = "graph.unavailable"
 
 
+class GraphTimeoutError(GraphUnavailableError):
+    """Neo4j did not finish the request within the query timeout; it was rolled back (503)."""
+
+    code = "graph.timeout"
+
+
 class EmbeddingError(RationaleError):
     """The embedding model failed to load or encode."""
 

@@ -212,7 +212,8 @@ def error_responses(
         body: the route reads a JSON request body (413 `input.too_large` from the body limit,
             415 `input.unsupported_media_type` from `api.media.require_json_body`).
         validation: the request has a body, path or query parameters FastAPI validates (422).
-        graph: the route reads Neo4j (503 `graph.unavailable`, with `Retry-After`).
+        graph: the route reads Neo4j (503 `graph.unavailable` or `graph.timeout`, with
+            `Retry-After`).
         idempotent: the route honours `Idempotency-Key` (`api.idempotent.respond`): 409
             `idempotency.in_flight` while the same key is still being answered.
         host: the route is behind the Host check (`api.hosts`): 421 `input.host_not_allowed`.
@@ -226,7 +227,7 @@ def error_responses(
     if body:
         classes.append(errors.TooLargeError)
     if graph:
-        classes.append(errors.GraphUnavailableError)
+        classes += [errors.GraphUnavailableError, errors.GraphTimeoutError]
     if idempotent:
         classes.append(IdempotencyInFlight)
     by_status: dict[int, list[type[errors.RationaleError]]] = {}

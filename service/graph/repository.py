@@ -34,7 +34,7 @@ from neo4j.time import Date, DateTime, Duration, Time
 from neo4j.vector import Vector
 
 from service import metrics
-from service.errors import ConflictError, GraphUnavailableError, RationaleError
+from service.errors import ConflictError, GraphTimeoutError, GraphUnavailableError, RationaleError
 from service.graph.availability import UNAVAILABLE, Availability, is_connectivity_error
 from service.graph.cypher import NamedQuery, QueryRegistry
 from service.graph.query_names import AnyQueryName
@@ -149,6 +149,7 @@ def translate_errors() -> Iterator[None]:
         ConflictError: a uniqueness constraint refused the write.
         GraphUnavailableError: the server is unreachable or asks the client to retry, or the
             breaker refused the call (counted as an `unavailable` error all the same).
+        GraphTimeoutError: the transaction ran past the query timeout (Neo4j rolled it back).
     """
     try:
         yield
@@ -164,6 +165,15 @@ def translate_errors() -> Iterator[None]:
         # The driver's text names the server's address: log it, never return it.
         log.warning("Neo4j unavailable: %s", exc)
         raise GraphUnavailableError(UNAVAILABLE) from exc
+    except neo4j.exceptions.ClientError as exc:
+        if "TransactionTimedOut" not in (exc.code or ""):
+            raise
+        metrics.neo4j_error("timeout")
+        log.warning("Neo4j transaction timed out: %s", exc)
+        raise GraphTimeoutError(
+            "the database did not finish this request within the query timeout "
+            "(RATIONALE_QUERY_TIMEOUT_S); it was rolled back, nothing of it is stored"
+        ) from exc
     except GraphUnavailableError:
         # Refused by the fail-fast breaker (`Availability.call`): counted like a driver failure.
         metrics.neo4j_error("unavailable")
