@@ -33,3 +33,27 @@ def default_visibility() -> dict[str, dict[str, bool]]:
         `{origin: {"recall": bool, "search": bool, "lineage": bool}}`, safe to mutate.
     """
     return {origin: dict(reads) for origin, reads in DEFAULT_VISIBILITY.items()}
+
+
+#: The reads every row of a visibility table sets (`service.domain.policy.Read`).
+READS = frozenset({"recall", "search", "lineage"})
+
+
+def check_visibility(table: dict[str, dict[str, bool]]) -> dict[str, dict[str, bool]]:
+    """Return `table` when every origin sets exactly recall, search and lineage.
+
+    A typo (`"recal"`) would otherwise start cleanly and hide every memory from recall.
+
+    Raises:
+        ValueError: the table is empty, or names an origin with unknown or missing reads.
+    """
+    if not table:
+        raise ValueError("RATIONALE_VISIBILITY must name at least one origin")
+    for origin, row in table.items():
+        if set(row) != READS:
+            unknown, missing = sorted(set(row) - READS), sorted(READS - set(row))
+            raise ValueError(
+                f"RATIONALE_VISIBILITY[{origin!r}] must set exactly recall, search and "
+                f"lineage (unknown: {unknown or 'none'}; missing: {missing or 'none'})"
+            )
+    return table

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import ipaddress
 import json
-import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -12,42 +10,14 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from service.host_names import LOOPBACK_HOSTS, WILDCARD_BIND_HOSTS, host_entry
 from service.namespaces import NAMESPACE_PATTERN
-from service.origins import default_visibility
+from service.origins import check_visibility, default_visibility
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 Scope = Literal["read", "write", "ingest", "maintenance"]
 ALL_SCOPES: tuple[Scope, ...] = ("read", "write", "ingest", "maintenance")
-
-
-#: Host names that always reach the service: a rebinding page's Host is its own domain, never these.
-LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "[::1]")
-#: Bind addresses meaning "every interface": no Host name follows from them.
-WILDCARD_BIND_HOSTS = ("0.0.0.0", "[::]")
-_HOST_NAME = re.compile(r"^(\*|(\*\.)?[a-z0-9_]([a-z0-9_.-]*[a-z0-9_])?|\[[0-9a-f:.]+\])$")
-
-
-def host_entry(value: str) -> str:
-    """Return a host name as the Host check compares it: lower case, IPv6 literals bracketed.
-
-    Args:
-        value: a name (`api.example.com`), a pattern (`*.example.com`), `*`, or an IP address.
-
-    Raises:
-        ValueError: a scheme, port, path or other character a host name does not hold.
-    """
-    name = value.strip().lower()
-    if ":" in name and not name.startswith("["):
-        try:
-            name = f"[{ipaddress.IPv6Address(name)}]"
-        except ValueError:
-            raise ValueError(
-                f"allowed host {value!r}: give a host name without scheme or port"
-            ) from None
-    if not _HOST_NAME.match(name):
-        raise ValueError(f"allowed host {value!r}: give a host name without scheme, port or path")
-    return name
 
 
 class ApiKey(BaseModel):
@@ -409,21 +379,7 @@ class Settings(BaseSettings):
     @field_validator("visibility")
     @classmethod
     def _check_visibility(cls, value: dict[str, dict[str, bool]]) -> dict[str, dict[str, bool]]:
-        """Refuse a table whose reads are not exactly recall, search and lineage per origin.
-
-        A typo (`"recal"`) would otherwise start cleanly and hide every memory from recall.
-        """
-        reads = {"recall", "search", "lineage"}
-        if not value:
-            raise ValueError("RATIONALE_VISIBILITY must name at least one origin")
-        for origin, row in value.items():
-            if set(row) != reads:
-                unknown, missing = sorted(set(row) - reads), sorted(reads - set(row))
-                raise ValueError(
-                    f"RATIONALE_VISIBILITY[{origin!r}] must set exactly recall, search and "
-                    f"lineage (unknown: {unknown or 'none'}; missing: {missing or 'none'})"
-                )
-        return value
+        return check_visibility(value)
 
     @field_validator("neo4j_uri")
     @classmethod

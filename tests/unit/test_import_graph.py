@@ -31,6 +31,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "service.settings",
         "service.namespaces",
         "service.origins",
+        "service.host_names",
         "service.metrics",
     ),
 )

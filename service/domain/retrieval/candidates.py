@@ -211,75 +211,44 @@ class CandidateFinder:
         """
         if lucene is None:
             return Candidates()
+        depth = max(self.config.lexical_depth, query.limit)
+        params: dict[str, object] = {
+            **query.filters(namespace),
+            "index_name": self.config.fulltext_index,
+            "recognized": self.policy.recognized(),
+        }
         if self.config.lexical_scoring != "word_lists":
-            return self._fulltext_by_index(tx, namespace, query, lucene)
-        lists = namespace_lists(namespace, lucene)
-        if not lists:
-            return Candidates()
-        depth = max(self.config.lexical_depth, query.limit)
-        words = len(lists) - 1  # the last list is the memories typed into Neo4j Browser
-        per_list = max(query.limit, min(depth, -(-2 * depth // words)))
-        first = max(per_list, min(RAW_PER_CANDIDATE * depth, self.config.max_candidates))
-        params = {
-            **query.filters(namespace),
-            "index_name": self.config.fulltext_index,
-            "queries": lists,
-            "per_list": per_list,
-            "recognized": self.policy.recognized(),
-        }
+            params["query"] = namespace_query(namespace, lucene)
+            name, ks = QueryName.RETRIEVAL_SEARCH_FULLTEXT_IN_NAMESPACE, (depth,)
+        else:
+            lists = namespace_lists(namespace, lucene)
+            if not lists:
+                return Candidates()
+            words = len(lists) - 1  # the last list is the memories typed into Neo4j Browser
+            per_list = max(query.limit, min(depth, -(-2 * depth // words)))
+            params |= {"queries": lists, "per_list": per_list}
+            name = QueryName.RETRIEVAL_SEARCH_FULLTEXT_LISTS_IN_NAMESPACE
+            ks = (max(per_list, min(RAW_PER_CANDIDATE * depth, self.config.max_candidates)),)
         found = Candidates()
-        for k in dict.fromkeys((first, max(first, self.config.max_candidates))):
-            row = tx.one(QueryName.RETRIEVAL_SEARCH_FULLTEXT_LISTS_IN_NAMESPACE, {**params, "k": k})
+        # A deeper round only when the filters leave a page short while the index had more.
+        for k in dict.fromkeys((*ks, max(*ks, self.config.max_candidates))):
+            row = tx.one(name, {**params, "k": k})
             assert row is not None
             found.rounds += 1
             found.k = k
             hits = [Hit.from_row(h) for h in row["hits"]]
-            hits = local_bm25(lucene.replace("\\", ""), hits, [h.text or "" for h in hits])
-            found.hits = _best_first(hits)[:depth]
-            found.unrecognized = [Unrecognized.from_row(u) for u in row["unrecognized"]]
-            if len(found.hits) >= query.limit or row["fetched"] < k:
-                break
-        log.debug(
-            "fulltext candidates: %d kept after %d round(s), k=%d, %d list(s)",
-            len(found.hits),
-            found.rounds,
-            found.k,
-            len(lists),
-        )
-        return found
-
-    def _fulltext_by_index(
-        self, tx: Tx, namespace: str, query: RetrievalQuery, lucene: str
-    ) -> Candidates:
-        """Return the top `depth` of one query over all the words, by Lucene's index-wide BM25.
-
-        With `lexical_scoring == "namespace"` they are re-scored by BM25 over themselves.
-        """
-        params = {
-            **query.filters(namespace),
-            "index_name": self.config.fulltext_index,
-            "query": namespace_query(namespace, lucene),
-            "recognized": self.policy.recognized(),
-        }
-        depth = max(self.config.lexical_depth, query.limit)
-        found = Candidates()
-        for k in (depth, max(self.config.max_candidates, depth)):
-            row = tx.one(QueryName.RETRIEVAL_SEARCH_FULLTEXT_IN_NAMESPACE, {**params, "k": k})
-            assert row is not None
-            found.rounds += 1
-            found.k = k
-            hits = [Hit.from_row(h) for h in row["hits"]]
-            if self.config.lexical_scoring == "namespace":
+            if self.config.lexical_scoring != "index":
                 hits = local_bm25(lucene.replace("\\", ""), hits, [h.text or "" for h in hits])
             found.hits = _best_first(hits)[:depth]
             found.unrecognized = [Unrecognized.from_row(u) for u in row["unrecognized"]]
             if len(found.hits) >= query.limit or row["fetched"] < k:
                 break
         log.debug(
-            "fulltext candidates: %d kept after %d round(s), k=%d, one query",
+            "fulltext candidates: %d kept after %d round(s), k=%d, %s",
             len(found.hits),
             found.rounds,
             found.k,
+            self.config.lexical_scoring,
         )
         return found
 
