@@ -19,6 +19,7 @@ from service.domain.retrieval.models import (
     RetrievalQuery,
     Unrecognized,
 )
+from service.domain.retrieval.traces import only_traces
 from service.graph.query_names import QueryName
 from service.graph.repository import Tx, packed_vector
 
@@ -94,7 +95,8 @@ class CandidateFinder:
 
         One Cypher 25 `SEARCH` with the namespace, the kinds and (for a read of the current
         versions) `current = true` inside the index filter returns the caller's own top
-        `depth = max(vector_depth, limit)` directly: what other namespaces hold never enters
+        `depth = max(vector_depth, limit)` (`trace_vector_depth` for a page of traces only:
+        the task index's nearest traces are what decides that page) directly: what other namespaces hold never enters
         the candidate list, and no `k` is doubled. A read at `known_at` or with superseded
         versions searches every version of the namespace (`retrieval/search_vector_history`)
         and filters system time after. A read of current versions that may return traces also
@@ -114,7 +116,8 @@ class CandidateFinder:
         Returns:
             The candidates, best first by the index's cosine score in [0, 1].
         """
-        depth = max(self.config.vector_depth, query.limit)
+        wanted = self.config.trace_vector_depth if only_traces(query) else self.config.vector_depth
+        depth = max(wanted, query.limit)
         kinds = query.kinds or ALL_KINDS
         historical = query.known_at is not None or query.include_superseded
         params: dict[str, object] = {

@@ -47,6 +47,7 @@ class RetrievalConfig:
     fulltext_index: str = "memory_content"
     rrf_k: int = 60
     vector_depth: int = 100
+    trace_vector_depth: int = 30
     lexical_depth: int = 100
     lexical_scoring: Literal["namespace", "word_lists", "index"] = "namespace"
     vector_overfetch: int = 10
@@ -63,6 +64,7 @@ class RetrievalConfig:
             fulltext_index=settings.fulltext_index,
             rrf_k=settings.rrf_k,
             vector_depth=settings.retrieval_vector_depth,
+            trace_vector_depth=settings.retrieval_trace_vector_depth,
             lexical_depth=settings.retrieval_lexical_depth,
             lexical_scoring=settings.retrieval_lexical_scoring,
             vector_overfetch=settings.vector_overfetch,
