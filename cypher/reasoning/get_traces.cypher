@@ -1,4 +1,4 @@
-// Traces by id in one round trip (one trace, a lineage, a page of retrieval results): each with its task, steps in order (rejections, cited versions and whether each still holds; a cited memory whose origin the reader may not see keeps its id, version and kind but not its content, `hidden: true`) and what it produced; ids not found give no row.
+// Traces by id in one round trip (one trace, a lineage, a page of retrieval results): each with its task, steps in order (rejections, cited versions and whether each still holds; a cited memory whose origin the reader may not see keeps its id, version and kind but not its content, `hidden: true`) and what it produced; the trace's and produced memories' period bounds as UTC ISO-8601 text (parsed by `records.with_instants`: the driver's DateTime hydration cost ~0.1 ms a value); ids not found give no row.
 // mode: read
 // returns: many
 // :param namespace => 'default'
@@ -58,6 +58,16 @@ CALL (t) {
 CALL (t) {
   OPTIONAL MATCH (t)-[:PRODUCED]->(p:Memory)
   WITH p ORDER BY p.version
-  RETURN collect(p {.*, embedding: null}) AS produced
+  RETURN collect(p {.*, embedding: null,
+    valid_from: CASE WHEN p.valid_from IS :: ZONED DATETIME NOT NULL THEN toString(datetime({datetime: p.valid_from, timezone: 'Z'})) ELSE p.valid_from END,
+    valid_to: CASE WHEN p.valid_to IS :: ZONED DATETIME NOT NULL THEN toString(datetime({datetime: p.valid_to, timezone: 'Z'})) ELSE p.valid_to END,
+    system_from: CASE WHEN p.system_from IS :: ZONED DATETIME NOT NULL THEN toString(datetime({datetime: p.system_from, timezone: 'Z'})) ELSE p.system_from END,
+    system_to: CASE WHEN p.system_to IS :: ZONED DATETIME NOT NULL THEN toString(datetime({datetime: p.system_to, timezone: 'Z'})) ELSE p.system_to END
+  }) AS produced
 }
-RETURN t {.*, embedding: null, task_embedding: null} AS trace, coalesce(t.task_text, task.content) AS task, steps, produced
+RETURN t {.*, embedding: null, task_embedding: null,
+          valid_from: CASE WHEN t.valid_from IS :: ZONED DATETIME NOT NULL THEN toString(datetime({datetime: t.valid_from, timezone: 'Z'})) ELSE t.valid_from END,
+          valid_to: CASE WHEN t.valid_to IS :: ZONED DATETIME NOT NULL THEN toString(datetime({datetime: t.valid_to, timezone: 'Z'})) ELSE t.valid_to END,
+          system_from: CASE WHEN t.system_from IS :: ZONED DATETIME NOT NULL THEN toString(datetime({datetime: t.system_from, timezone: 'Z'})) ELSE t.system_from END,
+          system_to: CASE WHEN t.system_to IS :: ZONED DATETIME NOT NULL THEN toString(datetime({datetime: t.system_to, timezone: 'Z'})) ELSE t.system_to END
+       } AS trace, coalesce(t.task_text, task.content) AS task, steps, produced

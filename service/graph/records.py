@@ -7,6 +7,32 @@ from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any
 
+#: A memory's period bounds. Reads that return many memories (`retrieval/list_hits`,
+#: `reasoning/get_traces`) send them as UTC ISO-8601 text: the driver's own DateTime hydration
+#: (pure Python) cost ~0.1 ms a value, most of those queries' client time.
+PERIOD_FIELDS = ("valid_from", "valid_to", "system_from", "system_to")
+
+
+def with_instants(props: dict[str, Any]) -> dict[str, Any]:
+    """Return a memory map with its period bounds sent as text parsed back to datetimes.
+
+    Args:
+        props: a memory map; each of `PERIOD_FIELDS` is UTC ISO-8601 text, a datetime, None,
+            or (not a zoned datetime in the store) whatever the driver gave.
+
+    Returns:
+        `props`, each ISO text bound replaced by its timezone-aware UTC `datetime`
+        (microseconds, truncated like the driver's `to_native`); other values as they were.
+    """
+    for name in PERIOD_FIELDS:
+        value = props.get(name)
+        if isinstance(value, str):
+            try:
+                props[name] = datetime.fromisoformat(value)
+            except ValueError:
+                continue
+    return props
+
 
 @dataclass(frozen=True)
 class MemoryRecord:
@@ -59,13 +85,13 @@ class MemoryRecord:
 
     @classmethod
     def from_props(cls, props: Mapping[str, Any]) -> MemoryRecord:
-        """Map a memory's property map (native values) to a record.
+        """Map a memory's property map (native values; period bounds may be ISO text) to a record.
 
         Raises:
             TypeError: a required property (`uid`, `memory_id`, `version`, ...) is missing.
         """
         known = _MEMORY_FIELDS
-        values = {k: v for k, v in props.items() if k in known}
+        values = with_instants({k: v for k, v in props.items() if k in known})
         if values.get("quality_issues") is not None:
             values["quality_issues"] = tuple(values["quality_issues"])
         extra = {k: v for k, v in props.items() if k not in known and k != "embedding"}

@@ -12,8 +12,8 @@ from service.domain.retrieval.fusion import task_blend
 from service.domain.retrieval.lexical import MAX_WORD_LISTS, analyse, local_bm25, word_lists
 from service.domain.retrieval.lucene import namespace_lists, namespace_query
 from service.domain.retrieval.models import Fusion, Hit
-from service.domain.retrieval.recall import with_instants
 from service.domain.text.lexical import NAMESPACE_ALPHABET, namespace_token, search_text
+from service.graph.records import with_instants
 
 
 @pytest.mark.parametrize(

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from datetime import datetime
-from typing import Any
 
 from service import metrics
 from service.domain.memories import Memory, memory_public, utcnow
@@ -44,32 +42,8 @@ from service.graph.repository import Graph, Tx
 POOL_FACTOR = 2
 POOL_MIN = 20
 POOL_MAX = 300
-#: Period bounds `retrieval/list_hits` sends as UTC ISO-8601 text (the driver's own DateTime
-#: hydration, pure Python, cost ~0.1 ms a value: most of that query's time).
-PERIOD_FIELDS = ("valid_from", "valid_to", "system_from", "system_to")
 #: Threads that run the fulltext side of concurrent recalls (see `_answer`).
 LEXICAL_WORKERS = 16
-
-
-def with_instants(props: dict[str, Any]) -> dict[str, Any]:
-    """Return a `retrieval/list_hits` memory map with its period bounds parsed back to datetimes.
-
-    Args:
-        props: the `memory` column; each of `PERIOD_FIELDS` is UTC ISO-8601 text, None, or
-            (not a zoned datetime in the store) whatever the driver gave.
-
-    Returns:
-        `props`, each ISO text bound replaced by its timezone-aware UTC `datetime`
-        (microseconds, truncated like the driver's `to_native`).
-    """
-    for name in PERIOD_FIELDS:
-        value = props.get(name)
-        if isinstance(value, str):
-            try:
-                props[name] = datetime.fromisoformat(value)
-            except ValueError:
-                continue
-    return props
 
 
 class RetrievalService:
@@ -253,7 +227,7 @@ class RetrievalService:
             entries.append(
                 Entry(
                     ranked=fused,
-                    memory=MemoryRecord.from_props(with_instants(row["memory"])),
+                    memory=MemoryRecord.from_props(row["memory"]),
                     has_reasoning=bool(row["has_reasoning"]),
                     produced=tuple(row["produced"] or ()),
                 )
