@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sys
 from dataclasses import dataclass, field
 
 from service.domain.diagnostics import DiagnosticsService
@@ -73,6 +74,10 @@ def quality_thresholds(settings: Settings) -> QualityThresholds:
 def build_services(settings: Settings, embedder: Embedder | None = None) -> Services:
     """Connect, validate the Cypher files, apply the schema, load the model, wire the services.
 
+    Loading the model (no `embedder` given) also sets two process-wide knobs of a serving
+    process: glibc's mmap threshold and the GIL switch interval (`malloc_mmap_threshold_bytes`,
+    `gil_switch_interval_s`).
+
     Args:
         settings: the process settings.
         embedder: a ready embedder (tests pass a fake); default loads the configured model.
@@ -98,6 +103,8 @@ def build_services(settings: Settings, embedder: Embedder | None = None) -> Serv
         if embedder is None:
             if settings.malloc_mmap_threshold_bytes:
                 pin_mmap_threshold(settings.malloc_mmap_threshold_bytes)
+            if settings.gil_switch_interval_s:
+                sys.setswitchinterval(settings.gil_switch_interval_s)
             embedder = SentenceTransformerEmbedder(
                 settings.embedding_model,
                 threads=settings.embedding_threads,

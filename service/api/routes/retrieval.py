@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fastapi import APIRouter
+from fastapi.responses import Response
 
 from service.api.deps import ReadPrincipal, ServicesDep
 from service.api.errors import error_responses
@@ -13,8 +14,15 @@ from service.schemas import RecallRequest, RetrievalPublic, SearchRequest
 router = APIRouter(prefix="/v1", tags=["retrieval"])
 
 
-def _public(result: RetrievalResult) -> RetrievalPublic:
-    return RetrievalPublic(items=[item.as_dict() for item in result.items], count=result.count)
+def _public(result: RetrievalResult) -> Response:
+    """Return the answer as `RetrievalPublic` JSON, validated and serialised once.
+
+    A plain `def` operation's returned model is validated again on FastAPI's thread pool
+    before it is serialised (a second pass and a hand-off between threads on the hottest
+    call); a `Response` is sent as it is, and `response_model` still documents it.
+    """
+    public = RetrievalPublic(items=[item.as_dict() for item in result.items], count=result.count)
+    return Response(public.model_dump_json(), media_type="application/json")
 
 
 @router.post(
@@ -24,7 +32,7 @@ def _public(result: RetrievalResult) -> RetrievalPublic:
 )
 def recall_memories(
     body: RecallRequest, services: ServicesDep, principal: ReadPrincipal
-) -> RetrievalPublic:
+) -> Response:
     """Return current, valid, recall-visible memories and whole traces for an agent's context.
 
     Each item carries `score`, `origin`, `has_reasoning` and `lineage` (the lineage path when
@@ -48,7 +56,7 @@ def recall_memories(
 )
 def search_memories(
     body: SearchRequest, services: ServicesDep, principal: ReadPrincipal
-) -> RetrievalPublic:
+) -> Response:
     """Return search-visible memories and traces, `origin` on each; optionally closed versions too."""
     request = RetrievalRequest(
         query=body.query,
