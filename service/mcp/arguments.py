@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic_core import PydanticCustomError
 
 #: The kinds `remember` creates (the domain's `WRITABLE_KINDS`; a unit test keeps them equal).
 MemoryKind = Literal["fact", "decision", "procedure", "observation"]
@@ -18,6 +19,28 @@ IngestFormat = Literal["auto", "swe-agent", "react", "openhands", "adr", "text"]
 
 #: The largest integer Neo4j stores (signed 64-bit), as the REST schemas bound them.
 INT64_MAX = 2**63 - 1
+
+#: What every tool's arguments model and the nested ones below are configured with: unknown
+#: arguments refused and no lax coercions (`"5"` is no integer, `"true"` no boolean), as REST.
+STRICT = ConfigDict(extra="forbid", strict=True)
+
+
+def _json_int(value: Any) -> Any:
+    # REST's `JsonInt`: JSON Schema's integer includes 7.0; a string or a boolean is no number.
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise PydanticCustomError("int_type", "Input should be a valid integer")
+    if isinstance(value, float):
+        if not value.is_integer():
+            raise PydanticCustomError(
+                "int_from_float",
+                "Input should be a valid integer, got a number with a fractional part",
+            )
+        return int(value)
+    return value
+
+
+#: An integer argument: `7` or `7.0`, never `"7"` or `true` (the REST schemas' `JsonInt`).
+JsonInt = Annotated[int, BeforeValidator(_json_int)]
 
 MemoryId = Annotated[str, Field(min_length=1, description="The memory's memory_id.")]
 Time = Annotated[
@@ -36,14 +59,14 @@ Actor = Annotated[
 class StepArg(BaseModel):
     """One reasoning step to record (`rejects` holds 0-based indexes of earlier steps)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT
 
     kind: StepKind = Field(description="thought, action, observation, decision or conclusion.")
     content: str = Field(min_length=1, description="What was thought, done or seen.")
     status: StepStatus | None = Field(
         default=None, description="hypothesis for a guess under test; default asserted."
     )
-    rejects: list[int] = Field(
+    rejects: list[JsonInt] = Field(
         default_factory=list,
         description="0-based indexes of earlier hypotheses this step rules out.",
     )
@@ -55,7 +78,7 @@ class StepArg(BaseModel):
 class ProducedArg(BaseModel):
     """The memory a trace creates as its outcome (usually a decision)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT
 
     kind: MemoryKind = Field(default="decision", description="Usually decision.")
     content: str = Field(min_length=1, description="The decision (or fact...) itself.")

@@ -4,7 +4,8 @@ A tool's result is the REST answer as structured content plus a short text rende
 (bad input, missing scope, quality gate, not found) is a tool error (`isError: true`) whose text
 names the code and the issues and whose structured content is the REST error body plus `status`.
 Arguments that break a tool's input schema (unknown ones included) are the REST 422
-`input.invalid` too, each issue naming its argument.
+`input.invalid` too, each issue naming its argument; as in REST bodies, nothing is coerced
+(`"limit": "5"` or `"include_superseded": "true"` is refused, `5.0` is the integer 5).
 """
 
 from __future__ import annotations
@@ -18,14 +19,16 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase
 from mcp.types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
-from pydantic import ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError
 
 from service.mcp import render
 from service.mcp.arguments import (
     INT64_MAX,
+    STRICT,
     Actor,
     AnyKind,
     IngestFormat,
+    JsonInt,
     MemoryId,
     MemoryKind,
     OriginName,
@@ -64,14 +67,15 @@ class RationaleServer(MCPServer[Any]):
         self.backend_for = backend_for
         for fn, hints in TOOLS:
             self.add_tool(fn, description=inspect.cleandoc(fn.__doc__ or ""), annotations=hints)
-            # The SDK's arguments model ignores unknown arguments; like the REST bodies, refuse
-            # them. FuncMetadata's fields are read on each call, so the stricter model applies.
+            # The SDK's arguments model ignores unknown arguments and coerces ("5" -> 5); like
+            # the REST bodies, refuse both. FuncMetadata's fields are read on each call, so the
+            # stricter model applies.
             tool = self._tool_manager.get_tool(fn.__name__)
             assert tool is not None
             loose = tool.fn_metadata.arg_model
             strict = cast(
                 "type[ArgModelBase]",
-                type(loose.__name__, (loose,), {"model_config": ConfigDict(extra="forbid")}),
+                type(loose.__name__, (loose,), {"model_config": STRICT}),
             )
             tool.fn_metadata.arg_model = strict
             tool.parameters = strict.model_json_schema(by_alias=True)
@@ -152,7 +156,7 @@ async def remember(
         ),
     ] = None,
     position: Annotated[
-        int | None,
+        JsonInt | None,
         Field(ge=0, le=INT64_MAX, description="Its 0-based place in `episode`."),
     ] = None,
     context: Annotated[
@@ -210,7 +214,7 @@ async def record_reasoning(
 
 
 Query = Annotated[str, Field(min_length=1, description="What you need, in plain words.")]
-Limit = Annotated[int, Field(ge=1, le=100, description="At most this many items, 1..100.")]
+Limit = Annotated[JsonInt, Field(ge=1, le=100, description="At most this many items, 1..100.")]
 Kinds = Annotated[
     list[AnyKind] | None, Field(min_length=1, description="Only these kinds (at least one).")
 ]
@@ -371,7 +375,7 @@ async def find_precedents(
     situation: Annotated[
         str, Field(min_length=1, description="The situation at hand: what is being decided.")
     ],
-    limit: Annotated[int, Field(ge=1, le=100, description="At most this many, 1..100.")] = 5,
+    limit: Annotated[JsonInt, Field(ge=1, le=100, description="At most this many, 1..100.")] = 5,
     kinds: Annotated[
         list[Literal["decision", "procedure", "fact"]] | None,
         Field(description="Kinds a precedent may be; default decisions."),

@@ -228,3 +228,81 @@ def test_another_namespace_sees_no_reasoning(tenant: Tenant, other_tenant: Tenan
         },
     )
     assert r.status_code == 422
+
+
+def test_a_step_marked_rejected_needs_a_later_step_rejecting_it(
+    tenant: Tenant, neo4j_driver: Driver
+) -> None:
+    ev = memory(tenant, "cron wrote no log line since Monday 03:00 and its pid file is gone")
+    observe = {
+        "kind": "observation",
+        "content": "cron wrote no log line since Monday and its pid file is gone",
+        "cites": [ev["memory_id"]],
+    }
+    guess = {"kind": "thought", "content": "the cron daemon may have stopped", "status": "rejected"}
+    conclude = {"kind": "conclusion", "content": "the cron daemon stopped on Monday"}
+    before = count_nodes(neo4j_driver, tenant.namespace)
+    r = tenant.post(
+        "/v1/reasoning", json={"task": "Why is cron silent?", "steps": [observe, guess, conclude]}
+    )
+    assert r.status_code == 422, r.text
+    body = r.json()
+    assert (body["code"], body["step"]) == ("input.invalid", 1)
+    assert body["detail"].startswith("steps[1].status: ")
+    assert count_nodes(neo4j_driver, tenant.namespace) == before
+    # A later step listing it in `rejects` says by which step: accepted, stored as rejected by it.
+    rejecter = {
+        "kind": "observation",
+        "content": "systemctl shows the cron daemon running since Friday",
+        "rejects": [1],
+    }
+    r = tenant.post(
+        "/v1/reasoning",
+        json={
+            "task": "Why is cron silent?",
+            "steps": [
+                observe,
+                guess,
+                rejecter,
+                {**conclude, "content": "cron runs but logs nowhere"},
+            ],
+        },
+    )
+    assert r.status_code == 201, r.text
+    step = r.json()["steps"][1]
+    assert (step["status"], step["rejected_by"]) == ("rejected", 2)
+
+
+def test_a_trace_may_not_cite_the_memory_it_produces(tenant: Tenant, neo4j_driver: Driver) -> None:
+    decision = memory(
+        tenant, "Keep decision A: nightly backups to the second site", kind="decision"
+    )
+    ev = memory(tenant, "The second site restored last week's backup in 40 minutes")
+    before = count_nodes(neo4j_driver, tenant.namespace)
+    r = tenant.post(
+        "/v1/reasoning",
+        json={
+            "task": "Is decision A sound?",
+            "steps": [
+                {
+                    "kind": "observation",
+                    "content": "the second site restored a backup in 40 minutes",
+                    "cites": [ev["memory_id"]],
+                },
+                {
+                    "kind": "observation",
+                    "content": "decision A keeps nightly backups to the second site",
+                    "cites": [decision["memory_id"]],
+                },
+                {"kind": "conclusion", "content": "nightly backups to the second site are sound"},
+            ],
+            "produced_memory_id": decision["memory_id"],
+        },
+    )
+    assert r.status_code == 422, r.text
+    body = r.json()
+    assert (body["code"], body["step"], body["cite"]) == ("input.invalid", 1, decision["memory_id"])
+    assert body["detail"].startswith("steps[1].cites: ")
+    assert count_nodes(neo4j_driver, tenant.namespace) == before
+    assert tenant.get(f"/v1/memories/{decision['memory_id']}/lineage").json()["traces"] == []
+    assert tenant.get(f"/v1/memories/{decision['memory_id']}/dependents").json()["count"] == 0

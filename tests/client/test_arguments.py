@@ -6,7 +6,15 @@ import asyncio
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from rationale_client import ArgumentError, AsyncClient, Client, RationaleError, RetryPolicy
+from rationale_client import (
+    ArgumentError,
+    AsyncClient,
+    Client,
+    MemoryNotFoundError,
+    RationaleError,
+    RetryPolicy,
+    TraceNotFoundError,
+)
 
 from bench.service_process import free_port
 from tests.client.helpers import observation, unique
@@ -63,3 +71,36 @@ def test_the_async_client_raises_the_same() -> None:
                 await dead.memories.get("m", known_at="2026-12-01T15:00:00")
 
     asyncio.run(main())
+
+
+def test_a_dict_instead_of_a_request_model_is_an_argument_error(client: Client) -> None:
+    memory = observation(client, unique("The release train leaves on Thursdays"))
+    with pytest.raises(ArgumentError, match="MemoryUpdate") as err:
+        client.memories.update(memory.memory_id, {"content": "y"}, if_match=1)  # type: ignore[arg-type]
+    assert isinstance(err.value, ValueError)
+    with pytest.raises(ArgumentError, match="TraceCreate"):
+        client.reasoning.record({"task": "x", "steps": []})  # type: ignore[arg-type]
+    # Nothing was sent: the memory is still its first version, with its own content.
+    history = client.memories.history(memory.memory_id)
+    assert [(m.version, m.content) for m in history.items] == [(1, memory.content)]
+
+
+@pytest.mark.parametrize("bad", ["a/b", "", ".", "..", "../reasoning"])
+def test_an_id_no_path_segment_can_carry_is_an_argument_error(client: Client, bad: str) -> None:
+    # The server decodes %2F before routing: "a/b" would reach another route (404 not_found).
+    with pytest.raises(ArgumentError, match="path segment"):
+        client.memories.get(bad)
+    with pytest.raises(ArgumentError, match="path segment"):
+        client.memories.history(bad)
+    with pytest.raises(ArgumentError, match="path segment"):
+        client.reasoning.get(bad)
+
+
+@pytest.mark.parametrize("odd", ["a b", "a?b", "a#b", "a%2Fb", "ü"])
+def test_other_ids_are_percent_encoded_into_their_route(client: Client, odd: str) -> None:
+    # Each reaches the memory route and is no memory there (not the generic `not_found`).
+    with pytest.raises(MemoryNotFoundError) as err:
+        client.memories.get(odd)
+    assert err.value.code == "memory.not_found"
+    with pytest.raises(TraceNotFoundError):
+        client.reasoning.get(odd)

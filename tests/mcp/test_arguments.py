@@ -26,6 +26,30 @@ pytestmark = pytest.mark.anyio
         ("get_memory", {"memory_id": "m", "bogus": 1}, "bogus"),
         ("search", {"query": "x", "origins": []}, "origins"),
         ("search", {"query": "x", "origins": ["robot"]}, "origins.0"),
+        # No coercions, as REST bodies (JsonInt, strict booleans and numbers):
+        ("recall", {"query": "x", "limit": "5"}, "limit"),
+        ("recall", {"query": "x", "limit": True}, "limit"),
+        ("recall", {"query": "x", "limit": 5.5}, "limit"),
+        ("search", {"query": "x", "limit": "5"}, "limit"),
+        ("search", {"query": "x", "include_superseded": "true"}, "include_superseded"),
+        ("search", {"query": "x", "include_superseded": 1}, "include_superseded"),
+        ("find_precedents", {"situation": "x", "limit": "5"}, "limit"),
+        ("remember", {"kind": "observation", "content": "x", "position": "3"}, "position"),
+        ("remember", {"kind": "observation", "content": "x", "confidence": "0.5"}, "confidence"),
+        (
+            "record_reasoning",
+            {"task": "t", "steps": [{"kind": "observation", "content": "a", "rejects": ["0"]}]},
+            "steps.0.rejects.0",
+        ),
+        (
+            "record_reasoning",
+            {
+                "task": "t",
+                "steps": [{"kind": "observation", "content": "a"}],
+                "produced": {"content": "d", "confidence": "0.9"},
+            },
+            "produced.confidence",
+        ),
     ],
 )
 async def test_a_schema_breach_is_the_rest_422_naming_the_argument(
@@ -82,3 +106,18 @@ async def test_remember_takes_episode_position_and_context_like_rest(
     # The context is not part of the content, but it is indexed with it for lexical search.
     assert got["content"] == f"the deploy finished at noon ({token})"
     assert memory["memory_id"] in [item["memory_id"] for item in found["items"]]
+
+
+async def test_a_coerced_argument_writes_nothing_and_an_integral_float_is_an_integer(
+    connect: Connect, service: Service
+) -> None:
+    content = f"coercion probe {uuid.uuid4().hex}"
+    async with connect(service.key_a) as client:
+        error = await refused(
+            client, "remember", kind="decision", content=content, confidence="0.9"
+        )
+        assert (error["status"], error["code"]) == (422, "input.invalid")
+        assert [e["loc"] for e in error["detail"]] == [["confidence"]]
+        found, _ = await ok(client, "search", query=content, limit=5.0)
+    # REST takes `"limit": 5.0` (JSON Schema's integer); the tools do too.
+    assert content not in [item.get("content") for item in found["items"]]

@@ -56,7 +56,8 @@ def clean_draft(draft: TraceDraft, *, max_steps: int, max_chars: int) -> TraceDr
 
     Raises:
         InvalidInputError: no steps, bad kinds/statuses, a `rejects` index that is not an
-            earlier step, both `produced` and `produced_memory_id`.
+            earlier step, a step marked rejected that no later step rejects, both `produced`
+            and `produced_memory_id`.
         TooLargeError: too many steps or a text over the limit.
     """
     if not draft.steps:
@@ -65,6 +66,7 @@ def clean_draft(draft: TraceDraft, *, max_steps: int, max_chars: int) -> TraceDr
         raise TooLargeError(f"steps: {len(draft.steps)} steps, the limit is {max_steps}")
     if draft.produced is not None and draft.produced_memory_id is not None:
         raise InvalidInputError("give either produced or produced_memory_id, not both")
+    rejected = {j for step in draft.steps for j in step.rejects}
     steps = []
     for i, step in enumerate(draft.steps):
         if step.kind not in {k.value for k in StepKind}:
@@ -79,6 +81,13 @@ def clean_draft(draft: TraceDraft, *, max_steps: int, max_chars: int) -> TraceDr
                     + (f"an earlier one ({earlier})" if i else "an earlier one and it has none"),
                     extra={"step": i, "rejects": j},
                 )
+        if step.status == StepStatus.REJECTED and i not in rejected:
+            # Rejected hypotheses come back "rejected by step N" (DESIGN principle 5).
+            raise InvalidInputError(
+                f"steps[{i}].status: step {i} is marked rejected but no later step rejects it; "
+                f"list {i} in the rejecting step's `rejects` (its status then becomes rejected)",
+                extra={"step": i},
+            )
         content = clean_text(step.content, field=f"steps[{i}].content", max_chars=max_chars)
         cites = tuple(
             dict.fromkeys(
@@ -97,9 +106,23 @@ def clean_draft(draft: TraceDraft, *, max_steps: int, max_chars: int) -> TraceDr
 
 
 def draft_from_body(body: Mapping[str, Any]) -> TraceDraft:
-    """Build a `TraceDraft` from the `POST /v1/reasoning` body (a `TraceCreate` dump)."""
+    """Build a `TraceDraft` from the `POST /v1/reasoning` body (a `TraceCreate` dump).
+
+    Raises:
+        InvalidInputError: a step cites `produced_memory_id`, the memory the trace leads to:
+            its lineage would rest on itself (DESIGN §6 `circular`: it concludes what it
+            assumed). The body names the step and the cite.
+    """
     steps: Sequence[Mapping[str, Any]] = body["steps"]
     produced = body.get("produced")
+    target = body.get("produced_memory_id")
+    for i, s in enumerate(steps):
+        if target is not None and target in (s.get("cites") or ()):
+            raise InvalidInputError(
+                f"steps[{i}].cites: step {i} cites {target}, the memory this trace produces "
+                "(produced_memory_id); a decision's reasoning cannot rest on the decision itself",
+                extra={"step": i, "cite": target},
+            )
     return TraceDraft(
         task=body["task"],
         steps=tuple(

@@ -13,8 +13,40 @@ from rationale_client._core import Call
 from rationale_client.errors import ArgumentError
 
 
-def _memory(memory_id: str, tail: str = "") -> str:
-    return f"/v1/memories/{quote(memory_id, safe='')}{tail}"
+def _segment(value: str, name: str) -> str:
+    """Return an id as one escaped URL path segment.
+
+    Every character but the unreserved ones is percent-encoded (`a b` -> `a%20b`).
+
+    Raises:
+        ArgumentError: not a string, empty, `.` or `..`, or holding a `/`: the service's
+            server decodes the path before routing (`%2F` is `/` again), so such an id would
+            reach another route instead of the one asked for.
+    """
+    if not isinstance(value, str):
+        raise ArgumentError(f"{name} must be a string, not {type(value).__name__}")
+    if value in ("", ".", "..") or "/" in value:
+        raise ArgumentError(f"{name} {value!r} cannot be sent as one URL path segment")
+    return quote(value, safe="")
+
+
+def _memory(memory_id: str, tail: str = "", name: str = "memory_id") -> str:
+    return f"/v1/memories/{_segment(memory_id, name)}{tail}"
+
+
+def _json(body: b.Body, model: type[b.Body]) -> dict[str, Any]:
+    """Return a request model's JSON body.
+
+    Raises:
+        ArgumentError: `body` is not a `model` (e.g. a dict: build it with `model(**fields)`,
+            which checks the fields before anything is sent).
+    """
+    if not isinstance(body, model):
+        raise ArgumentError(
+            f"the body must be a {model.__name__} (rationale_client.{model.__name__}(**fields)), "
+            f"not {type(body).__name__}"
+        )
+    return body.to_json()
 
 
 def _iso(value: datetime | str) -> str:
@@ -41,7 +73,8 @@ def _set(**fields: Any) -> dict[str, Any]:
 
 def create_memory(body: b.MemoryCreate, key: str | None) -> Call[a.MemoryCreated]:
     """`POST /v1/memories`."""
-    return Call("POST", "/v1/memories", a.MemoryCreated, body.to_json(), idempotency_key=key)
+    json = _json(body, b.MemoryCreate)
+    return Call("POST", "/v1/memories", a.MemoryCreated, json, idempotency_key=key)
 
 
 def batch_memories(items: Sequence[b.MemoryCreate], key: str | None) -> Call[a.BatchResult]:
@@ -61,7 +94,7 @@ def get_memory(
 def update_memory(memory_id: str, body: b.MemoryUpdate, if_match: int) -> Call[a.Memory]:
     """`PATCH /v1/memories/{memory_id}` with `If-Match: <version>`."""
     headers = {"If-Match": str(if_match)}
-    return Call("PATCH", _memory(memory_id), a.Memory, body.to_json(), headers=headers)
+    return Call("PATCH", _memory(memory_id), a.Memory, _json(body, b.MemoryUpdate), headers=headers)
 
 
 def invalidate_memory(
@@ -117,13 +150,14 @@ def record_outcome(
     decision_id: str, body: b.OutcomeCreate, key: str | None
 ) -> Call[a.OutcomeRecorded]:
     """`POST /v1/memories/{decision_id}/outcomes`."""
-    path = _memory(decision_id, "/outcomes")
-    return Call("POST", path, a.OutcomeRecorded, body.to_json(), idempotency_key=key)
+    path = _memory(decision_id, "/outcomes", "decision_id")
+    json = _json(body, b.OutcomeCreate)
+    return Call("POST", path, a.OutcomeRecorded, json, idempotency_key=key)
 
 
 def list_outcomes(decision_id: str) -> Call[a.Outcomes]:
     """`GET /v1/memories/{decision_id}/outcomes`."""
-    return Call("GET", _memory(decision_id, "/outcomes"), a.Outcomes)
+    return Call("GET", _memory(decision_id, "/outcomes", "decision_id"), a.Outcomes)
 
 
 def find_precedents(body: b.PrecedentsRequest, key: str | None) -> Call[a.Precedents]:
@@ -133,12 +167,12 @@ def find_precedents(body: b.PrecedentsRequest, key: str | None) -> Call[a.Preced
 
 def record_trace(body: b.TraceCreate, key: str | None) -> Call[a.Trace]:
     """`POST /v1/reasoning`."""
-    return Call("POST", "/v1/reasoning", a.Trace, body.to_json(), idempotency_key=key)
+    return Call("POST", "/v1/reasoning", a.Trace, _json(body, b.TraceCreate), idempotency_key=key)
 
 
 def get_trace(trace_id: str) -> Call[a.Trace]:
     """`GET /v1/reasoning/{trace_id}`."""
-    return Call("GET", f"/v1/reasoning/{quote(trace_id, safe='')}", a.Trace)
+    return Call("GET", f"/v1/reasoning/{_segment(trace_id, 'trace_id')}", a.Trace)
 
 
 def recall(body: b.RecallRequest, key: str | None) -> Call[a.Retrieval]:

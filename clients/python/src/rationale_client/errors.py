@@ -16,8 +16,9 @@ class RationaleError(Exception):
 class ArgumentError(RationaleError, ValueError):
     """An argument was refused before anything was sent: nothing reached the service.
 
-    A value outside a body's schema (`limit=0`, an unknown kind, a misspelt field), or a time
-    that is not ISO 8601 or has no offset.
+    A value outside a body's schema (`limit=0`, an unknown kind, a misspelt field), a body that
+    is not its request model (a dict for `MemoryUpdate`), an id no URL path segment can carry
+    (empty, `.`, `..`, or holding `/`), or a time that is not ISO 8601 or has no offset.
 
     Attributes:
         errors: pydantic's issues (`loc`, `msg`, `type`) when a body was refused, else `[]`.
