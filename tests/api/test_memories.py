@@ -167,6 +167,36 @@ def test_keyed_fact_district_story(tenant: Tenant) -> None:
     )
 
 
+def test_a_value_corrected_from_its_own_start_names_its_replacement(tenant: Tenant) -> None:
+    # Trial 4, F4: a new value of the same key with the same valid_from closes the old one in
+    # system time (it was wrong from the start); its 404 said "retracted", naming nobody.
+    old = create(
+        tenant,
+        content="Rack A",
+        subject="srv1",
+        attribute="rack",
+        valid_from="2024-01-01T00:00:00Z",
+    )
+    new = create(
+        tenant,
+        content="Rack B",
+        subject="srv1",
+        attribute="rack",
+        valid_from="2024-01-01T00:00:00Z",
+    )
+    r = tenant.get(f"/v1/memories/{old['memory_id']}")
+    body = r.json()
+    assert r.status_code == 404 and body["code"] == "memory.not_found"
+    assert body["replaced_by"] == new["memory_id"]
+    assert "corrected at" in body["detail"] and new["memory_id"] in body["detail"]
+    assert "retracted" not in body["detail"]
+    assert tenant.get(f"/v1/memories/{new['memory_id']}").json()["content"] == "Rack B"
+    # A retraction still says so, and names no replacement.
+    tenant.post(f"/v1/memories/{new['memory_id']}/retract", json={"reason": "wrong server"})
+    gone = tenant.get(f"/v1/memories/{new['memory_id']}").json()
+    assert "retracted" in gone["detail"] and "replaced_by" not in gone
+
+
 def test_keyed_loves_then_hates_has_exactly_one_current(
     tenant: Tenant, neo4j_driver: Driver
 ) -> None:

@@ -159,13 +159,25 @@ class MemoryReader:
         return None
 
     def not_found(self, namespace: str, memory_id: str) -> MemoryNotFound:
-        """Return the error for a memory with no current version (says so when it was retracted)."""
+        """Return the error for a memory with no current version.
+
+        It says when the memory was retracted, or when and by which memory it was corrected
+        (`replaced_by`, also in the body: a keyed value superseded from its own valid start).
+        """
         state = self.graph.one(
             QueryName.MEMORY_GET_MEMORY_STATE, state_params(namespace, memory_id)
         )
         if state is not None and state.get("memory_id") and state.get("system_to") is not None:
-            return MemoryNotFound(
-                f"memory {memory_id} was retracted at {state['system_to'].isoformat()}; "
-                f"its history is at /v1/memories/{memory_id}/history"
-            )
+            closed = state["system_to"].isoformat()
+            history = f"its history is at /v1/memories/{memory_id}/history"
+            if state.get("replaced_by"):
+                # A new value of the same key from the same valid time: the old one was wrong
+                # from the start, so it was closed in system time and the new memory supersedes it.
+                return MemoryNotFound(
+                    f"memory {memory_id} was corrected at {closed} by memory "
+                    f"{state['replaced_by']} (a new value of the same key from the same valid "
+                    f"time); {history}",
+                    extra={"replaced_by": state["replaced_by"]},
+                )
+            return MemoryNotFound(f"memory {memory_id} was retracted at {closed}; {history}")
         return MemoryNotFound(f"memory {memory_id} not found")
