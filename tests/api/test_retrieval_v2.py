@@ -415,16 +415,22 @@ def _harbour_texts(rng: random.Random) -> list[str]:
     return texts
 
 
+@pytest.mark.parametrize("scoring", ["namespace", "word_lists"])
 def test_lexical_candidates_do_not_depend_on_another_tenant_beyond_the_depth(
-    tenant: Tenant, other_tenant: Tenant, neo4j_driver: Driver, monkeypatch: pytest.MonkeyPatch
+    tenant: Tenant,
+    other_tenant: Tenant,
+    neo4j_driver: Driver,
+    monkeypatch: pytest.MonkeyPatch,
+    scoring: str,
 ) -> None:
-    """With `lexical_scoring="word_lists"`, same query, same namespace: identical top 10
-    although the namespace holds 240 matches of the query's words (more than `lexical_depth`,
-    100) and another tenant then makes one of the words common and the index's average length
-    short (6,000 memories, bulk-written). (With the default `namespace` scoring this fails:
-    Lucene's index-wide statistics choose which 100 are candidates.)"""
+    """Same query, same namespace: identical top 10 although the namespace holds 240 matches of
+    the query's words (more than `lexical_depth`, 100) and another tenant then makes one of the
+    words common and the index's average length short (6,000 memories, bulk-written). With
+    the default `namespace` scoring (BM25 over the namespace's own counts) and with
+    `word_lists`. (Before the namespace's own counts, `namespace` scored the candidates with
+    statistics of the candidate set, which Lucene's index-wide cut moves: this failed.)"""
     finder = tenant.client.app.state.services.retrieval.candidates  # type: ignore[attr-defined]
-    monkeypatch.setattr(finder, "config", replace(finder.config, lexical_scoring="word_lists"))
+    monkeypatch.setattr(finder, "config", replace(finder.config, lexical_scoring=scoring))
     rng = random.Random(5)
     items = [{"kind": "observation", "content": text} for text in _harbour_texts(rng)]
     r = tenant.post("/v1/memories/batch", json={"items": items})

@@ -9,9 +9,16 @@ import pytest
 
 from service.domain.retrieval import fuse, lucene_query, quality_factor, rrf
 from service.domain.retrieval.fusion import task_blend
-from service.domain.retrieval.lexical import MAX_WORD_LISTS, analyse, local_bm25, word_lists
+from service.domain.retrieval.lexical import (
+    MAX_WORD_LISTS,
+    analyse,
+    local_bm25,
+    namespace_bm25,
+    word_lists,
+)
 from service.domain.retrieval.lucene import namespace_lists, namespace_query
 from service.domain.retrieval.models import Fusion, Hit
+from service.domain.retrieval.statistics import NamespaceStatistics
 from service.domain.text.lexical import NAMESPACE_ALPHABET, namespace_token, search_text
 from service.graph.records import with_instants
 
@@ -165,12 +172,14 @@ def test_weighted_fusion_normalises_each_list_and_smooths_over_neighbours() -> N
     fulltext = [hit("b", 12.0, 1), hit("c", 2.0)]
     fusion = Fusion(lexical_weight=0.6, vector_weight=0.4, neighbour_weight=0.5)
     ranked = {r.hit.uid: r for r in fuse(vector, fulltext, 10, 60, fusion)}
-    assert ranked["b"].lexical_norm == 1.0 and ranked["c"].lexical_norm == 0.0
+    # BM25 is divided by the list's best (the weakest candidate does not set a zero); vector
+    # similarities are min-max normalised.
+    assert ranked["b"].lexical_norm == 1.0 and ranked["c"].lexical_norm == pytest.approx(2 / 12)
     assert ranked["a"].vector_norm == 1.0 and ranked["c"].vector_norm == 0.0
     base_a, base_b = 0.4 * 1.0, 0.6 * 1.0 + 0.4 * 0.5
     assert ranked["a"].score == pytest.approx(base_a + 0.5 * base_b / 2)
     assert ranked["b"].score == pytest.approx(base_b + 0.5 * base_a / 2)
-    assert ranked["c"].score == pytest.approx(0.0) and ranked["c"].neighbours is None
+    assert ranked["c"].score == pytest.approx(0.6 * 2 / 12) and ranked["c"].neighbours is None
     rrf_ranked = fuse(vector, fulltext, 10, 60, Fusion(method="rrf"))
     assert rrf_ranked[0].hit.uid == "b"
     assert [r.hit.uid for r in fuse(vector, fulltext, 10, 60)] == [r.hit.uid for r in rrf_ranked]
@@ -229,3 +238,22 @@ def test_with_instants_parses_the_period_bounds_like_the_driver() -> None:
     assert props["valid_to"] is None
     assert props["system_to"] == "not a time"
     assert props["content"] == "2025-09-21T08:00:00Z"
+
+
+def test_namespace_bm25_scores_a_candidate_by_its_own_text_and_the_namespace_counts() -> None:
+    stats = NamespaceStatistics(
+        documents=500, mean_chars=40.0, frequencies={"harbour": 20, "lantern": 200}
+    )
+    texts = ["the harbour lantern", "lantern lantern lantern on a long quay wall", "harbour"]
+    hits = [Hit(uid=str(i), memory_id=str(i), kind="observation", score=9.0) for i in range(3)]
+    alone = namespace_bm25("harbour lantern", hits[:1], texts[:1], stats)[0].score
+    together = namespace_bm25("harbour lantern", hits, texts, stats)
+    # Which other candidates came back changes nothing (local_bm25 would move it).
+    assert together[0].score == alone
+    assert (
+        local_bm25("harbour lantern", hits[:1], texts[:1])[0].score
+        != local_bm25("harbour lantern", hits, texts)[0].score
+    )
+    # The rarer term weighs more; a term the namespace lacks adds nothing.
+    assert together[2].score > 0 and together[0].score > together[2].score
+    assert namespace_bm25("kraken", hits, texts, stats)[0].score == 0.0

@@ -9,7 +9,7 @@ from dataclasses import replace
 from service import metrics
 from service.domain.models import Kind
 from service.domain.policy import VisibilityPolicy
-from service.domain.retrieval.lexical import local_bm25
+from service.domain.retrieval.lexical import local_bm25, namespace_bm25
 from service.domain.retrieval.lucene import lucene_query as lucene_query  # re-exported
 from service.domain.retrieval.lucene import namespace_lists, namespace_query
 from service.domain.retrieval.models import (
@@ -19,6 +19,7 @@ from service.domain.retrieval.models import (
     RetrievalQuery,
     Unrecognized,
 )
+from service.domain.retrieval.statistics import StatisticsCache
 from service.domain.retrieval.traces import only_traces
 from service.graph.query_names import QueryName
 from service.graph.repository import Tx, packed_vector
@@ -78,6 +79,7 @@ class CandidateFinder:
         self.policy = policy
         self._seen: set[str] = set()
         self._seen_lock = threading.Lock()
+        self.statistics = StatisticsCache(config.fulltext_index)
 
     def asks_tasks(self, query: RetrievalQuery) -> bool:
         """Return True when `vector` merges in the task index's traces for this query.
@@ -172,11 +174,13 @@ class CandidateFinder:
 
         With `lexical_scoring == "namespace"` (default), one query over all the words
         (`namespace_query`) returns the namespace's top `depth = max(lexical_depth, limit)`
-        by Lucene's index-wide BM25, filtered as below, and those candidates are re-scored by
-        BM25 over themselves (`lexical.local_bm25`). Another tenant's texts cannot reorder
-        the candidates, but they move Lucene's choice of which `depth` are candidates when a
-        namespace holds more matches (LoCoMo with 100k filler: top 10 identical for 137 of 997
-        questions, R@10 within 0.007).
+        by Lucene's index-wide BM25, filtered as below, and those candidates are scored again
+        by BM25 over the namespace's own statistics (`lexical.namespace_bm25`: its document
+        count, mean length and each term's document frequency, counted in the index under the
+        namespace clause and cached briefly, `statistics.StatisticsCache`). A candidate's score
+        then depends on its text and its namespace alone; another tenant can only move which
+        memories are candidates when the namespace holds more than `depth` matches, at the
+        margin of Lucene's cut.
 
         With `lexical_scoring == "word_lists"`, one list per query word
         (`namespace_lists`, one statement): each takes the index's matches of its word in the
@@ -240,8 +244,12 @@ class CandidateFinder:
             found.rounds += 1
             found.k = k
             hits = [Hit.from_row(h) for h in row["hits"]]
-            if self.config.lexical_scoring != "index":
-                hits = local_bm25(lucene.replace("\\", ""), hits, [h.text or "" for h in hits])
+            texts = [h.text or "" for h in hits]
+            if self.config.lexical_scoring == "namespace" and hits:
+                stats = self.statistics.of(tx, namespace, lucene)
+                hits = namespace_bm25(lucene.replace("\\", ""), hits, texts, stats)
+            elif self.config.lexical_scoring == "word_lists":
+                hits = local_bm25(lucene.replace("\\", ""), hits, texts)
             found.hits = _best_first(hits)[:depth]
             found.unrecognized = [Unrecognized.from_row(u) for u in row["unrecognized"]]
             if len(found.hits) >= query.limit or row["fetched"] < k:

@@ -56,6 +56,28 @@ def quality_factor(verdict: str | None, score: float | None) -> float:
     return POOR_FACTOR * (0.5 + 0.5 * quality)
 
 
+def by_best(hits: Sequence[Hit], depth: int) -> dict[str, float]:
+    """Return each hit's score divided by the list's best, over the list's top `depth`, in [0, 1].
+
+    For BM25 scores (>= 0, and 0 means no evidence): unlike `min_max`, a hit's normalised score
+    does not move with the list's weakest member, so which memories fill the bottom of a
+    namespace's fulltext list (Lucene's index-wide cut, which other tenants move) changes no
+    other hit's score. A list whose best is 0 gives each 0.
+
+    Args:
+        hits: one index's candidates (any order).
+        depth: how many of the best take part (`retrieval_norm_depth`).
+
+    Returns:
+        uid -> normalised score.
+    """
+    top = sorted(hits, key=lambda h: (-h.score, h.uid))[:depth]
+    if not top or top[0].score <= 0:
+        return {h.uid: 0.0 for h in top}
+    high = top[0].score
+    return {h.uid: max(h.score, 0.0) / high for h in top}
+
+
 def min_max(hits: Sequence[Hit], depth: int) -> dict[str, float]:
     """Return each hit's score min-max normalised over the list's top `depth`, in [0, 1].
 
@@ -139,8 +161,9 @@ def fuse(
 ) -> list[Ranked]:
     """Return the top `limit` candidates, fused by evidence (weighted) or by rank (RRF).
 
-    `fusion.method == "weighted"` (the default of recall and search): each list's scores are
-    min-max normalised over its top `norm_depth` (`min_max`), the fused score is
+    `fusion.method == "weighted"` (the default of recall and search): the fulltext list's BM25
+    scores are divided by its best (`by_best`) and the vector list's similarities min-max
+    normalised (`min_max`), each over its top `norm_depth`; the fused score is
     `lexical_weight * lexical + vector_weight * vector` (a list that did not find the
     candidate gives 0), plus `neighbour_weight` times the mean fused score of the candidate's
     episode neighbours (`neighbour_means`); a reasoning trace's score then counts its task
@@ -182,7 +205,7 @@ def fuse(
         ]
         fused = rrf(rankings, fusion.rrf_k if fusion is not None else rrf_k)
     else:
-        lexical_norm = min_max(fulltext, fusion.norm_depth)
+        lexical_norm = by_best(fulltext, fusion.norm_depth)
         vector_norm = min_max(vector, fusion.norm_depth)
         base = {
             uid: fusion.lexical_weight * lexical_norm.get(uid, 0.0)

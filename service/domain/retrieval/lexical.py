@@ -32,10 +32,14 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import snowballstemmer
 
 from service.domain.retrieval.models import Hit
+
+if TYPE_CHECKING:
+    from service.domain.retrieval.statistics import NamespaceStatistics
 
 #: Lucene's English stop words (`EnglishAnalyzer.ENGLISH_STOP_WORDS_SET`).
 LUCENE_ENGLISH_STOP = frozenset(
@@ -180,5 +184,44 @@ def local_bm25(query: str, hits: Sequence[Hit], texts: Sequence[str]) -> list[Hi
             tf = doc.get(t, 0)
             if tf:
                 score += w * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / mean))
+        out.append(replace(hit, score=score))
+    return out
+
+
+def namespace_bm25(
+    query: str, hits: Sequence[Hit], texts: Sequence[str], stats: NamespaceStatistics
+) -> list[Hit]:
+    """Return `hits` with their scores replaced by BM25 over the namespace's own statistics.
+
+    `idf(t) = ln(1 + (N - df + 0.5) / (df + 0.5))` with N the namespace's memories in the index
+    and `df` those holding `t` (`statistics.NamespaceStatistics`); `tf` from each candidate's
+    lexical field, its length and the namespace's mean length in characters (`k1 = 1.2`,
+    `b = 0.75`). A candidate's score depends on its own text and the namespace's counts only:
+    neither another tenant's memories nor which other candidates the index returned move it.
+
+    Args:
+        query: the query terms (as sent to the index, unescaped text is fine).
+        hits: the namespace's fulltext candidates.
+        texts: each candidate's lexical field (`search_text`), in `hits` order.
+        stats: the namespace's statistics for the query's words.
+
+    Returns:
+        The hits with namespace scores (>= 0), in the same order.
+    """
+    n = max(stats.documents, 1)
+    idf = {}
+    for t in sorted(set(analyse(query))):  # a fixed order: the same float sums in every process
+        df = min(stats.frequencies.get(t, 0), n)
+        if df:
+            idf[t] = math.log(1 + (n - df + 0.5) / (df + 0.5))
+    out = []
+    for hit, text in zip(hits, texts, strict=True):
+        doc = _counts(text)
+        norm = K1 * (1 - B + B * len(text) / stats.mean_chars)
+        score = 0.0
+        for t, w in idf.items():
+            tf = doc.get(t, 0)
+            if tf:
+                score += w * tf * (K1 + 1) / (tf + norm)
         out.append(replace(hit, score=score))
     return out

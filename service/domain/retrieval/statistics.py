@@ -1,0 +1,145 @@
+"""A namespace's own BM25 statistics in the shared fulltext index, counted there and cached briefly.
+
+Neo4j's fulltext index is one Lucene index for every tenant, so Lucene's BM25 weighs a term by
+how rare it is across *all* tenants. `lexical.namespace_bm25` scores a namespace's fulltext
+candidates with the namespace's own statistics instead: how many of its memories the index holds
+(`documents`), their mean lexical-field length in characters (`mean_chars`) and, for each query
+term, how many of them hold it (`frequencies`). Each is a count of the index's answer to a query
+whose required clause is the namespace's token (`retrieval/namespace_statistics`), so loading
+another tenant changes none of them, and a candidate's score depends on its own text and these
+counts alone, never on which other candidates came back.
+
+Counting walks every matching memory of the namespace, so the counts are cached: a namespace's
+size and mean length for `SIZE_TTL_S` seconds (reading every memory's lexical field: about
+10 ms for 10k memories, a second for a million, once a minute), each word's frequency for
+`STATISTICS_TTL_S`. A ranking may use statistics up to that old, which moves scores by the
+memories written since.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from service.domain.retrieval.lexical import analyse, word_lists
+from service.domain.retrieval.lucene import namespace_lists
+from service.domain.text.lexical import SEARCH_NS_FIELD, namespace_token
+from service.graph.query_names import QueryName
+from service.graph.repository import Tx
+
+#: Seconds a word's document frequency in a namespace is reused before it is counted again.
+STATISTICS_TTL_S = 10.0
+#: Seconds a namespace's document count and mean length are reused.
+SIZE_TTL_S = 60.0
+#: Most cached entries (namespaces plus namespace-and-word pairs); the oldest go first.
+MAX_CACHED = 65_536
+
+
+@dataclass(frozen=True)
+class NamespaceStatistics:
+    """BM25 statistics of one namespace's memories in the fulltext index.
+
+    Attributes:
+        documents: memories of the namespace the index holds (every kind and version).
+        mean_chars: their mean lexical-field length, in characters (>= 1).
+        frequencies: analysed term (`lexical.analyse`) -> memories of the namespace holding it;
+            a query word that analyses to several terms counts the memories holding any of them.
+    """
+
+    documents: int
+    mean_chars: float
+    frequencies: Mapping[str, int]
+
+
+class StatisticsCache:
+    """Counts a namespace's statistics for a query's words, reusing counts for `ttl_s` seconds.
+
+    Thread-safe: recall asks for statistics on its fulltext worker threads.
+
+    Args:
+        index_name: the fulltext index (`RATIONALE_FULLTEXT_INDEX`).
+        ttl_s: seconds a word's frequency is reused.
+        size_ttl_s: seconds a namespace's size and mean length are reused.
+        clock: monotonic seconds (tests pass their own).
+    """
+
+    def __init__(
+        self,
+        index_name: str,
+        ttl_s: float = STATISTICS_TTL_S,
+        size_ttl_s: float = SIZE_TTL_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.index_name = index_name
+        self.ttl_s = ttl_s
+        self.size_ttl_s = size_ttl_s
+        self.clock = clock
+        self._cache: OrderedDict[tuple[str, str], tuple[float, int, float]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def _cached(self, key: tuple[str, str], now: float) -> tuple[int, float] | None:
+        with self._lock:
+            entry = self._cache.get(key)
+            if entry is None or entry[0] <= now:
+                return None
+            return entry[1], entry[2]
+
+    def _store(
+        self, key: tuple[str, str], now: float, count: int, mean: float, ttl_s: float
+    ) -> None:
+        with self._lock:
+            self._cache[key] = (now + ttl_s, count, mean)
+            self._cache.move_to_end(key)
+            while len(self._cache) > MAX_CACHED:
+                self._cache.popitem(last=False)
+
+    def of(self, tx: Tx, namespace: str, lucene: str) -> NamespaceStatistics:
+        """Return the namespace's statistics for the words of `lucene` (one round trip, or none).
+
+        Args:
+            tx: a read transaction.
+            namespace: the caller's namespace.
+            lucene: the query's escaped terms (`lucene.lucene_query`).
+
+        Returns:
+            The statistics; `frequencies` holds every term of the query's words.
+        """
+        now = self.clock()
+        words = word_lists(lucene)
+        queries = namespace_lists(namespace, lucene)[: len(words)]
+        size = self._cached((namespace, ""), now)
+        counts: dict[str, int] = {}
+        missing = []
+        for query in queries:
+            hit = self._cached((namespace, query), now)
+            if hit is None:
+                missing.append(query)
+            else:
+                counts[query] = hit[0]
+        if size is None or missing:
+            row = tx.one(
+                QueryName.RETRIEVAL_NAMESPACE_STATISTICS,
+                {
+                    "index_name": self.index_name,
+                    "namespace_query": f"+{SEARCH_NS_FIELD}:{namespace_token(namespace)}",
+                    "with_size": size is None,
+                    "queries": missing,
+                },
+            )
+            assert row is not None
+            if size is None:
+                size = (int(row["n"] or 0), float(row["mean_chars"] or 0.0))
+                self._store((namespace, ""), now, *size, self.size_ttl_s)
+            for query, df in zip(missing, row["dfs"], strict=True):
+                counts[query] = int(df)
+                self._store((namespace, query), now, int(df), 0.0, self.ttl_s)
+        frequencies: dict[str, int] = {}
+        for word, query in zip(words, queries, strict=True):
+            for term in analyse(word.replace("\\", "")):
+                frequencies[term] = max(frequencies.get(term, 0), counts[query])
+        return NamespaceStatistics(
+            documents=size[0], mean_chars=max(size[1], 1.0), frequencies=frequencies
+        )
