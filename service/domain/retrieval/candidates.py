@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from concurrent.futures import Future
 from dataclasses import replace
 
 from service import metrics
@@ -19,7 +20,7 @@ from service.domain.retrieval.models import (
     RetrievalQuery,
     Unrecognized,
 )
-from service.domain.retrieval.statistics import StatisticsCache
+from service.domain.retrieval.statistics import NamespaceStatistics, StatisticsCache
 from service.domain.retrieval.traces import only_traces
 from service.graph.query_names import QueryName
 from service.graph.repository import Tx, packed_vector
@@ -168,7 +169,12 @@ class CandidateFinder:
         return found
 
     def fulltext(
-        self, tx: Tx, namespace: str, query: RetrievalQuery, lucene: str | None
+        self,
+        tx: Tx,
+        namespace: str,
+        query: RetrievalQuery,
+        lucene: str | None,
+        statistics: Future[NamespaceStatistics] | None = None,
     ) -> Candidates:
         """Return the namespace's best visible fulltext matches (none when `lucene` is None).
 
@@ -212,6 +218,8 @@ class CandidateFinder:
             namespace: the caller's namespace.
             query: the validated query.
             lucene: the query's terms escaped by `lucene_query`, or None.
+            statistics: the namespace's statistics being counted beside this query (in its
+                own transaction, `RetrievalService._answer`); None counts them here, after it.
 
         Returns:
             The candidates, best first by BM25 score.
@@ -246,7 +254,11 @@ class CandidateFinder:
             hits = [Hit.from_row(h) for h in row["hits"]]
             texts = [h.text or "" for h in hits]
             if self.config.lexical_scoring == "namespace" and hits:
-                stats = self.statistics.of(tx, namespace, lucene)
+                stats = (
+                    statistics.result()
+                    if statistics is not None
+                    else self.statistics.of(tx, namespace, lucene)
+                )
                 hits = namespace_bm25(lucene.replace("\\", ""), hits, texts, stats)
             elif self.config.lexical_scoring == "word_lists":
                 hits = local_bm25(lucene.replace("\\", ""), hits, texts)

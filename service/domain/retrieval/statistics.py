@@ -31,9 +31,9 @@ from service.graph.query_names import QueryName
 from service.graph.repository import Tx
 
 #: Seconds a word's document frequency in a namespace is reused before it is counted again.
-STATISTICS_TTL_S = 10.0
+STATISTICS_TTL_S = 60.0
 #: Seconds a namespace's document count and mean length are reused.
-SIZE_TTL_S = 60.0
+SIZE_TTL_S = 300.0
 #: Most cached entries (namespaces plus namespace-and-word pairs); the oldest go first.
 MAX_CACHED = 65_536
 
