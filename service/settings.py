@@ -309,7 +309,7 @@ class Settings(BaseSettings):
     retrieval_lexical_scoring: Literal["namespace", "word_lists", "index"] = Field(
         default="namespace",
         validation_alias="RATIONALE_RETRIEVAL_LEXICAL_SCORING",
-        description="namespace: Lucene's top lexical_depth of the namespace, scored again by BM25 over the namespace's own statistics (document count, mean length, term document frequencies, counted under the namespace clause; frequencies cached 10 s, size 60 s); word_lists: one list per query word cut by the namespace's own texts, then that BM25 (no other tenant moves the candidates; LoCoMo top 10 identical for 996 of 997 with 100k filler, but similar-trace hit@1 0.800 against 0.870 and recall p50 +4-9 ms); index: Lucene's scores over the whole index.",
+        description="namespace: Lucene's top lexical_depth of the namespace, scored again by BM25 over the namespace's own statistics (document count, mean length, term document frequencies, counted under the namespace clause; frequencies cached 60 s, size 300 s); word_lists: one list per query word cut by the namespace's own texts, then that BM25 (no other tenant moves the candidates; LoCoMo top 10 identical for 996 of 997 with 100k filler, but similar-trace hit@1 0.800 against 0.870 and recall p50 +4-9 ms); index: Lucene's scores over the whole index.",
     )
     rrf_k: int = Field(
         default=60,
