@@ -98,9 +98,9 @@ class CandidateFinder:
 
         One Cypher 25 `SEARCH` with the namespace, the kinds and (for a read of the current
         versions) `current = true` inside the index filter returns the caller's own top
-        `depth = max(vector_depth, limit)` (`trace_vector_depth` for a page of traces only:
-        the task index's nearest traces are what decides that page) directly: what other namespaces hold never enters
-        the candidate list, and no `k` is doubled. A read at `known_at` or with superseded
+        `depth = max(vector_depth, limit)` directly (`trace_vector_depth` for a page of
+        traces only: the task index's nearest traces decide that page): what other
+        namespaces hold never enters the candidate list, and no `k` is doubled. A read at `known_at` or with superseded
         versions searches every version of the namespace (`retrieval/search_vector_history`)
         and filters system time after. A read of current versions that may return traces also
         asks the task index for its `TASK_DEPTH` nearest traces in the same statement (one
@@ -218,8 +218,8 @@ class CandidateFinder:
             namespace: the caller's namespace.
             query: the validated query.
             lucene: the query's terms escaped by `lucene_query`, or None.
-            statistics: the namespace's statistics being counted beside this query (in its
-                own transaction, `RetrievalService._answer`); None counts them here, after it.
+            statistics: the namespace's statistics being counted beside this query
+                (`RetrievalService._answer`); None counts them here, after it.
 
         Returns:
             The candidates, best first by BM25 score.

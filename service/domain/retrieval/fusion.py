@@ -56,6 +56,11 @@ def quality_factor(verdict: str | None, score: float | None) -> float:
     return POOR_FACTOR * (0.5 + 0.5 * quality)
 
 
+def _top(hits: Sequence[Hit], depth: int) -> list[Hit]:
+    """Return the `depth` best hits, best first (ties by uid)."""
+    return sorted(hits, key=lambda h: (-h.score, h.uid))[:depth]
+
+
 def by_best(hits: Sequence[Hit], depth: int) -> dict[str, float]:
     """Return each hit's score divided by the list's best, over the list's top `depth`, in [0, 1].
 
@@ -71,7 +76,7 @@ def by_best(hits: Sequence[Hit], depth: int) -> dict[str, float]:
     Returns:
         uid -> normalised score.
     """
-    top = sorted(hits, key=lambda h: (-h.score, h.uid))[:depth]
+    top = _top(hits, depth)
     if not top or top[0].score <= 0:
         return {h.uid: 0.0 for h in top}
     high = top[0].score
@@ -91,7 +96,7 @@ def min_max(hits: Sequence[Hit], depth: int) -> dict[str, float]:
     Returns:
         uid -> normalised score.
     """
-    top = sorted(hits, key=lambda h: (-h.score, h.uid))[:depth]
+    top = _top(hits, depth)
     if not top:
         return {}
     high, low = top[0].score, top[-1].score

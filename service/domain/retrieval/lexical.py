@@ -1,16 +1,18 @@
-"""Namespace-local BM25: the fulltext candidates re-scored with the namespace's own statistics.
+"""Namespace-local BM25: the fulltext candidates scored again without other tenants' statistics.
 
 Neo4j's fulltext index is one Lucene index for every namespace, so its BM25 weighs a term by
 how rare it is across *all* tenants: loading another tenant shifts a namespace's scores and
-can reorder its results. Here the index only finds the candidates, one list per query word
-(`word_lists`, restricted to the namespace, see `lucene.namespace_lists`), and each list keeps
-the namespace's shortest matches of its word (`CandidateFinder.fulltext`), not Lucene's best
-scored ones: Lucene picks by index-wide IDF and average length, which another tenant moves.
-Each candidate is then scored again with BM25 over the candidate set itself: term frequencies
-from its lexical field, document frequencies, document count and mean length from the
-namespace's candidates. While every query word has fewer matches in the namespace than a list
-asks of the index (`10 * lexical_depth`), the ranking depends on nothing another namespace
-holds.
+can reorder its results. Here the index only finds the candidates, and each is scored again:
+
+- `namespace_bm25` (the default, `lexical_scoring = "namespace"`): with the namespace's own
+  document count, mean length and term document frequencies, counted in the index under the
+  namespace clause (`statistics.StatisticsCache`). A candidate's score depends on its text and
+  its namespace alone.
+- `local_bm25` (`word_lists` and the candidate lists of `lucene.namespace_lists`, which keep the
+  namespace's shortest matches of each word, not Lucene's best scored ones): with statistics of
+  the candidate set itself. While every query word has fewer matches in the namespace than a
+  list asks of the index (`10 * lexical_depth`), the ranking depends on nothing another
+  namespace holds.
 
 The analysis follows Lucene's `english` analyzer closely enough for ranking: words (letters,
 digits, `_`), one token per CJK ideograph or kana and per symbol (emoji), lower-cased, the
@@ -153,6 +155,17 @@ def _counts(text: str) -> Counter[str]:
     return Counter(analyse(text))
 
 
+def _score(doc: Counter[str], idf: dict[str, float], length: float, mean: float) -> float:
+    """Return one document's BM25 score (`K1`, `B`) for the query terms' `idf`."""
+    norm = K1 * (1 - B + B * length / mean)
+    score = 0.0
+    for t, w in idf.items():
+        tf = doc.get(t, 0)
+        if tf:
+            score += w * tf * (K1 + 1) / (tf + norm)
+    return score
+
+
 def local_bm25(query: str, hits: Sequence[Hit], texts: Sequence[str]) -> list[Hit]:
     """Return `hits` with their scores replaced by BM25 over the candidate set itself.
 
@@ -176,16 +189,10 @@ def local_bm25(query: str, hits: Sequence[Hit], texts: Sequence[str]) -> list[Hi
     mean = sum(sum(d.values()) for d in docs) / n or 1.0
     df = {t: sum(1 for d in docs if t in d) for t in q}
     idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in q if df[t]}
-    out = []
-    for hit, doc in zip(hits, docs, strict=True):
-        length = sum(doc.values())
-        score = 0.0
-        for t, w in idf.items():
-            tf = doc.get(t, 0)
-            if tf:
-                score += w * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / mean))
-        out.append(replace(hit, score=score))
-    return out
+    return [
+        replace(hit, score=_score(doc, idf, sum(doc.values()), mean))
+        for hit, doc in zip(hits, docs, strict=True)
+    ]
 
 
 def namespace_bm25(
@@ -209,19 +216,12 @@ def namespace_bm25(
         The hits with namespace scores (>= 0), in the same order.
     """
     n = max(stats.documents, 1)
-    idf = {}
+    idf: dict[str, float] = {}
     for t in sorted(set(analyse(query))):  # a fixed order: the same float sums in every process
         df = min(stats.frequencies.get(t, 0), n)
         if df:
             idf[t] = math.log(1 + (n - df + 0.5) / (df + 0.5))
-    out = []
-    for hit, text in zip(hits, texts, strict=True):
-        doc = _counts(text)
-        norm = K1 * (1 - B + B * len(text) / stats.mean_chars)
-        score = 0.0
-        for t, w in idf.items():
-            tf = doc.get(t, 0)
-            if tf:
-                score += w * tf * (K1 + 1) / (tf + norm)
-        out.append(replace(hit, score=score))
-    return out
+    return [
+        replace(hit, score=_score(_counts(text), idf, len(text), stats.mean_chars))
+        for hit, text in zip(hits, texts, strict=True)
+    ]

@@ -110,11 +110,22 @@ def namespace_lists(namespace: str, lucene: str) -> list[str]:
         The Lucene query strings; empty when no word holds a term the index keeps (only
         stop words or punctuation).
     """
-    token = namespace_token(namespace)
-    lists = [
-        f"+{SEARCH_NS_FIELD}:{token}^0 +{SEARCH_TEXT_FIELD}:({words})"
-        for words in word_lists(lucene)
-    ]
+    lists = word_queries(namespace, word_lists(lucene))
     if lists:
+        token = namespace_token(namespace)
         lists.append(f'+namespace:"{namespace}"^0 -{SEARCH_NS_FIELD}:{token} +content:({lucene})')
     return lists
+
+
+def word_queries(namespace: str, words: list[str]) -> list[str]:
+    """Return `+search_ns:<token>^0 +search_text:(<word>)` for each of `words`, in order.
+
+    Args:
+        namespace: the caller's namespace.
+        words: escaped words (`lexical.word_lists`).
+
+    Returns:
+        One fulltext query per word: the namespace's memories the service wrote that hold it.
+    """
+    token = namespace_token(namespace)
+    return [f"+{SEARCH_NS_FIELD}:{token}^0 +{SEARCH_TEXT_FIELD}:({word})" for word in words]

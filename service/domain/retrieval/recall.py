@@ -162,14 +162,13 @@ class RetrievalService:
             # idle machine: similar traces p50 21.0 -> 19.3 ms (peer bench corpus); recall at
             # 100k p50 / p95 22.5 / 32.3 -> 21.3 / 30.5 ms. (With the PyTorch encoder, which
             # holds the GIL longer, this order had been slower.)
-            # The namespace's BM25 statistics are counted beside it, in their own transaction
-            # (a cache miss costs a round trip; asked after the candidates it made the fulltext
-            # side outlast the encode: recall at 100k p95 +4 ms).
+            # The namespace's BM25 statistics are counted beside it, in a query of their own
+            # and only for counts not cached (asked after the candidates, a miss made the
+            # fulltext side outlast the encode: recall at 100k p95 +4 ms).
             statistics = None
             if self.config.lexical_scoring == "namespace":
                 statistics = self._lexical.submit(
-                    self.graph.read,
-                    lambda tx: self.candidates.statistics.of(tx, namespace, lucene),
+                    self.candidates.statistics.of, self.graph, namespace, lucene
                 )
             lexical = self._lexical.submit(
                 self.graph.read,

@@ -25,10 +25,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from service.domain.retrieval.lexical import analyse, word_lists
-from service.domain.retrieval.lucene import namespace_lists
+from service.domain.retrieval.lucene import word_queries
 from service.domain.text.lexical import SEARCH_NS_FIELD, namespace_token
 from service.graph.query_names import QueryName
-from service.graph.repository import Tx
+from service.graph.repository import Runner
 
 #: Seconds a word's document frequency in a namespace is reused before it is counted again.
 STATISTICS_TTL_S = 60.0
@@ -96,11 +96,12 @@ class StatisticsCache:
             while len(self._cache) > MAX_CACHED:
                 self._cache.popitem(last=False)
 
-    def of(self, tx: Tx, namespace: str, lucene: str) -> NamespaceStatistics:
+    def of(self, runner: Runner, namespace: str, lucene: str) -> NamespaceStatistics:
         """Return the namespace's statistics for the words of `lucene` (one round trip, or none).
 
         Args:
-            tx: a read transaction.
+            runner: the `Graph` (a query of its own, opened only when a count is missing) or a
+                read transaction.
             namespace: the caller's namespace.
             lucene: the query's escaped terms (`lucene.lucene_query`).
 
@@ -109,7 +110,7 @@ class StatisticsCache:
         """
         now = self.clock()
         words = word_lists(lucene)
-        queries = namespace_lists(namespace, lucene)[: len(words)]
+        queries = word_queries(namespace, words)
         size = self._cached((namespace, ""), now)
         counts: dict[str, int] = {}
         missing = []
@@ -120,7 +121,7 @@ class StatisticsCache:
             else:
                 counts[query] = hit[0]
         if size is None or missing:
-            row = tx.one(
+            row = runner.one(
                 QueryName.RETRIEVAL_NAMESPACE_STATISTICS,
                 {
                     "index_name": self.index_name,
