@@ -41,6 +41,17 @@ def _best_first(hits: list[Hit]) -> list[Hit]:
     return sorted(hits, key=lambda h: (-h.score, h.uid))
 
 
+def _complete_k(stats: NamespaceStatistics, depth: int, complete: int) -> int:
+    """Return the `k` that makes every fulltext match of the namespace a candidate, or `depth`.
+
+    `stats.matches + 1` (one more than the namespace can match, so an answer shorter than `k`
+    proves the set complete) when that is at most `complete`; `depth` otherwise, or when
+    `depth` already holds them all.
+    """
+    wanted = stats.matches + 1
+    return max(depth, wanted) if wanted <= complete else depth
+
+
 def _with_tasks(
     hits: list[Hit], unrecognized: list[Unrecognized], tasks: Candidates
 ) -> tuple[list[Hit], list[Unrecognized]]:
@@ -184,9 +195,14 @@ class CandidateFinder:
         by BM25 over the namespace's own statistics (`lexical.namespace_bm25`: its document
         count, mean length and each term's document frequency, counted in the index under the
         namespace clause and cached briefly, `statistics.StatisticsCache`). A candidate's score
-        then depends on its text and its namespace alone; another tenant can only move which
-        memories are candidates when the namespace holds more than `depth` matches, at the
-        margin of Lucene's cut.
+        then depends on its text and its namespace alone. Which memories are candidates
+        would still depend on Lucene's index-wide cut when the namespace holds more than
+        `depth` matches, so while it holds at most `complete = min(10 * depth,
+        max_candidates)` (`NamespaceStatistics.matches`, an upper bound from the per-word
+        counts) the index is asked for all of them: at once when the counts are cached,
+        else in a second round once they are known. The candidates, and so the ranking, then
+        depend on nothing another tenant holds. Above `complete` matches another tenant can
+        move which memories make the cut, at its margin.
 
         With `lexical_scoring == "word_lists"`, one list per query word
         (`namespace_lists`, one statement): each takes the index's matches of its word in the
@@ -244,28 +260,38 @@ class CandidateFinder:
             params |= {"queries": lists, "per_list": per_list}
             name = QueryName.RETRIEVAL_SEARCH_FULLTEXT_LISTS_IN_NAMESPACE
             ks = (max(per_list, min(RAW_PER_CANDIDATE * depth, self.config.max_candidates)),)
+        namespace_scoring = self.config.lexical_scoring == "namespace"
+        complete = min(RAW_PER_CANDIDATE * depth, self.config.max_candidates)
+        stats = self.statistics.cached(namespace, lucene) if namespace_scoring else None
+        k = ks[0] if stats is None else _complete_k(stats, depth, complete)
         found = Candidates()
-        # A deeper round only when the filters leave a page short while the index had more.
-        for k in dict.fromkeys((*ks, max(*ks, self.config.max_candidates))):
+        while True:
             row = tx.one(name, {**params, "k": k})
             assert row is not None
             found.rounds += 1
             found.k = k
             hits = [Hit.from_row(h) for h in row["hits"]]
             texts = [h.text or "" for h in hits]
-            if self.config.lexical_scoring == "namespace" and hits:
-                stats = (
-                    statistics.result()
-                    if statistics is not None
-                    else self.statistics.of(tx, namespace, lucene)
-                )
+            if namespace_scoring and hits:
+                if stats is None:
+                    stats = (
+                        statistics.result()
+                        if statistics is not None
+                        else self.statistics.of(tx, namespace, lucene)
+                    )
                 hits = namespace_bm25(lucene.replace("\\", ""), hits, texts, stats)
             elif self.config.lexical_scoring == "word_lists":
                 hits = local_bm25(lucene.replace("\\", ""), hits, texts)
             found.hits = _best_first(hits)[:depth]
             found.unrecognized = [Unrecognized.from_row(u) for u in row["unrecognized"]]
-            if len(found.hits) >= query.limit or row["fetched"] < k:
+            if row["fetched"] < k:  # every match of the namespace was a candidate
                 break
+            deeper = _complete_k(stats, depth, complete) if stats is not None else k
+            if deeper <= k and len(found.hits) < query.limit:
+                deeper = max(ks[0], self.config.max_candidates)  # the filters left a page short
+            if deeper <= k:
+                break
+            k = deeper
         log.debug(
             "fulltext candidates: %d kept after %d round(s), k=%d, %s",
             len(found.hits),

@@ -47,11 +47,15 @@ class NamespaceStatistics:
         mean_chars: their mean lexical-field length, in characters (>= 1).
         frequencies: analysed term (`lexical.analyse`) -> memories of the namespace holding it;
             a query word that analyses to several terms counts the memories holding any of them.
+        matches: at least as many as the namespace's memories holding any query word:
+            `min(documents, sum of each word's count)` (`CandidateFinder.fulltext` asks the
+            index for all of them when this is small, so its candidate set is complete).
     """
 
     documents: int
     mean_chars: float
     frequencies: Mapping[str, int]
+    matches: int = 0
 
 
 class StatisticsCache:
@@ -111,15 +115,7 @@ class StatisticsCache:
         now = self.clock()
         words = word_lists(lucene)
         queries = word_queries(namespace, words)
-        size = self._cached((namespace, ""), now)
-        counts: dict[str, int] = {}
-        missing = []
-        for query in queries:
-            hit = self._cached((namespace, query), now)
-            if hit is None:
-                missing.append(query)
-            else:
-                counts[query] = hit[0]
+        size, counts, missing = self._lookup(namespace, queries, now)
         if size is None or missing:
             row = runner.one(
                 QueryName.RETRIEVAL_NAMESPACE_STATISTICS,
@@ -137,10 +133,54 @@ class StatisticsCache:
             for query, df in zip(missing, row["dfs"], strict=True):
                 counts[query] = int(df)
                 self._store((namespace, query), now, int(df), 0.0, self.ttl_s)
-        frequencies: dict[str, int] = {}
-        for word, query in zip(words, queries, strict=True):
-            for term in analyse(word.replace("\\", "")):
-                frequencies[term] = max(frequencies.get(term, 0), counts[query])
-        return NamespaceStatistics(
-            documents=size[0], mean_chars=max(size[1], 1.0), frequencies=frequencies
-        )
+        return _statistics(words, queries, size, counts)
+
+    def cached(self, namespace: str, lucene: str) -> NamespaceStatistics | None:
+        """Return the namespace's statistics for the words of `lucene` if every count is cached.
+
+        No query: `CandidateFinder.fulltext` uses this to size its first round.
+
+        Args:
+            namespace: the caller's namespace.
+            lucene: the query's escaped terms (`lucene.lucene_query`).
+
+        Returns:
+            The statistics, or None when a count is missing or expired.
+        """
+        words = word_lists(lucene)
+        queries = word_queries(namespace, words)
+        size, counts, missing = self._lookup(namespace, queries, self.clock())
+        if size is None or missing:
+            return None
+        return _statistics(words, queries, size, counts)
+
+    def _lookup(
+        self, namespace: str, queries: list[str], now: float
+    ) -> tuple[tuple[int, float] | None, dict[str, int], list[str]]:
+        """Return the cached size, the cached count of each word query and the queries missing."""
+        size = self._cached((namespace, ""), now)
+        counts: dict[str, int] = {}
+        missing = []
+        for query in queries:
+            hit = self._cached((namespace, query), now)
+            if hit is None:
+                missing.append(query)
+            else:
+                counts[query] = hit[0]
+        return size, counts, missing
+
+
+def _statistics(
+    words: list[str], queries: list[str], size: tuple[int, float], counts: Mapping[str, int]
+) -> NamespaceStatistics:
+    """Return the statistics of a query's words from the namespace's size and per-word counts."""
+    frequencies: dict[str, int] = {}
+    for word, query in zip(words, queries, strict=True):
+        for term in analyse(word.replace("\\", "")):
+            frequencies[term] = max(frequencies.get(term, 0), counts[query])
+    return NamespaceStatistics(
+        documents=size[0],
+        mean_chars=max(size[1], 1.0),
+        frequencies=frequencies,
+        matches=min(size[0], sum(counts[q] for q in queries)),
+    )
