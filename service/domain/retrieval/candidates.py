@@ -10,7 +10,7 @@ from dataclasses import replace
 from service import metrics
 from service.domain.models import Kind
 from service.domain.policy import VisibilityPolicy
-from service.domain.retrieval.lexical import local_bm25, namespace_bm25
+from service.domain.retrieval.lexical import local_scores, namespace_scores
 from service.domain.retrieval.lucene import lucene_query as lucene_query  # re-exported
 from service.domain.retrieval.lucene import namespace_lists, namespace_query
 from service.domain.retrieval.models import (
@@ -270,19 +270,24 @@ class CandidateFinder:
             assert row is not None
             found.rounds += 1
             found.k = k
-            hits = [Hit.from_row(h) for h in row["hits"]]
-            texts = [h.text or "" for h in hits]
-            if namespace_scoring and hits:
+            rows = row["hits"]
+            texts = [h.get("text") or "" for h in rows]
+            terms = lucene.replace("\\", "")
+            if namespace_scoring and rows:
                 if stats is None:
                     stats = (
                         statistics.result()
                         if statistics is not None
                         else self.statistics.of(tx, namespace, lucene)
                     )
-                hits = namespace_bm25(lucene.replace("\\", ""), hits, texts, stats)
+                scores = namespace_scores(terms, texts, stats)
             elif self.config.lexical_scoring == "word_lists":
-                hits = local_bm25(lucene.replace("\\", ""), hits, texts)
-            found.hits = _best_first(hits)[:depth]
+                scores = local_scores(terms, texts)
+            else:
+                scores = [float(h["score"]) for h in rows]
+            # Only the kept candidates become `Hit`s (a complete round returns up to 10x more).
+            best = sorted(range(len(rows)), key=lambda i: (-scores[i], rows[i]["uid"]))[:depth]
+            found.hits = [Hit.from_row(rows[i], scores[i]) for i in best]
             found.unrecognized = [Unrecognized.from_row(u) for u in row["unrecognized"]]
             if row["fetched"] < k:  # every match of the namespace was a candidate
                 break

@@ -167,7 +167,12 @@ def _score(doc: Counter[str], idf: dict[str, float], length: float, mean: float)
 
 
 def local_bm25(query: str, hits: Sequence[Hit], texts: Sequence[str]) -> list[Hit]:
-    """Return `hits` with their scores replaced by BM25 over the candidate set itself.
+    """Return `hits` with their scores replaced by `local_scores` (same order)."""
+    return [replace(h, score=v) for h, v in zip(hits, local_scores(query, texts), strict=True)]
+
+
+def local_scores(query: str, texts: Sequence[str]) -> list[float]:
+    """Return each text's BM25 score over the candidate set itself.
 
     `idf(t) = ln(1 + (N - df + 0.5) / (df + 0.5))` with N the number of candidates and `df`
     the candidates holding `t`; `tf` and the length normalisation (`k1 = 1.2`, `b = 0.75`)
@@ -175,13 +180,12 @@ def local_bm25(query: str, hits: Sequence[Hit], texts: Sequence[str]) -> list[Hi
 
     Args:
         query: the query terms (as sent to the index, unescaped text is fine).
-        hits: the namespace's fulltext candidates.
-        texts: each candidate's lexical field (`search_text`), in `hits` order.
+        texts: each candidate's lexical field (`search_text`).
 
     Returns:
-        The hits with local scores (>= 0), in the same order.
+        The local scores (>= 0), in `texts` order.
     """
-    if not hits:
+    if not texts:
         return []
     q = sorted(set(analyse(query)))  # a fixed order: the same float sums in every process
     docs = [_counts(t) for t in texts]
@@ -189,16 +193,19 @@ def local_bm25(query: str, hits: Sequence[Hit], texts: Sequence[str]) -> list[Hi
     mean = sum(sum(d.values()) for d in docs) / n or 1.0
     df = {t: sum(1 for d in docs if t in d) for t in q}
     idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in q if df[t]}
-    return [
-        replace(hit, score=_score(doc, idf, sum(doc.values()), mean))
-        for hit, doc in zip(hits, docs, strict=True)
-    ]
+    return [_score(doc, idf, sum(doc.values()), mean) for doc in docs]
 
 
 def namespace_bm25(
     query: str, hits: Sequence[Hit], texts: Sequence[str], stats: NamespaceStatistics
 ) -> list[Hit]:
-    """Return `hits` with their scores replaced by BM25 over the namespace's own statistics.
+    """Return `hits` with their scores replaced by `namespace_scores` (same order)."""
+    scores = namespace_scores(query, texts, stats)
+    return [replace(h, score=v) for h, v in zip(hits, scores, strict=True)]
+
+
+def namespace_scores(query: str, texts: Sequence[str], stats: NamespaceStatistics) -> list[float]:
+    """Return each text's BM25 score over the namespace's own statistics.
 
     `idf(t) = ln(1 + (N - df + 0.5) / (df + 0.5))` with N the namespace's memories in the index
     and `df` those holding `t` (`statistics.NamespaceStatistics`); `tf` from each candidate's
@@ -208,12 +215,11 @@ def namespace_bm25(
 
     Args:
         query: the query terms (as sent to the index, unescaped text is fine).
-        hits: the namespace's fulltext candidates.
-        texts: each candidate's lexical field (`search_text`), in `hits` order.
+        texts: each candidate's lexical field (`search_text`).
         stats: the namespace's statistics for the query's words.
 
     Returns:
-        The hits with namespace scores (>= 0), in the same order.
+        The namespace scores (>= 0), in `texts` order.
     """
     n = max(stats.documents, 1)
     idf: dict[str, float] = {}
@@ -221,7 +227,5 @@ def namespace_bm25(
         df = min(stats.frequencies.get(t, 0), n)
         if df:
             idf[t] = math.log(1 + (n - df + 0.5) / (df + 0.5))
-    return [
-        replace(hit, score=_score(_counts(text), idf, len(text), stats.mean_chars))
-        for hit, text in zip(hits, texts, strict=True)
-    ]
+    mean = stats.mean_chars
+    return [_score(_counts(text), idf, len(text), mean) for text in texts]

@@ -176,13 +176,16 @@ class Hit:
     task_score: float | None = None
 
     @classmethod
-    def from_row(cls, row: Row) -> Hit:
-        """Map one candidate row (`{uid, memory_id, kind, score, quality_*, episode, position}`)."""
+    def from_row(cls, row: Row, score: float | None = None) -> Hit:
+        """Map one candidate row (`{uid, memory_id, kind, score, quality_*, episode, position}`).
+
+        `score`, when given, replaces the row's.
+        """
         return cls(
             uid=row["uid"],
             memory_id=row["memory_id"],
             kind=row.get("kind"),
-            score=float(row["score"]),
+            score=float(row["score"]) if score is None else score,
             quality_verdict=row.get("quality_verdict"),
             quality_score=row.get("quality_score"),
             episode=row.get("episode"),
