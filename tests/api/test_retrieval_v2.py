@@ -483,7 +483,7 @@ def test_the_namespace_scoring_asks_for_every_match_of_a_small_namespace(
 ) -> None:
     """240 matches of "harbour lantern" (at most 300, the namespace's size, by the counts): the first recall
     counts them and asks again for all (two rounds); with the counts cached, one round asks
-    for all at once. A namespace with more than `complete` matches keeps Lucene's top 100."""
+    for all at once. With `lexical_complete` 0 the index's top 100 is kept."""
     services = tenant.client.app.state.services  # type: ignore[attr-defined]
     finder = services.retrieval.candidates
     finder.statistics = type(finder.statistics)(finder.config.fulltext_index)
@@ -496,7 +496,7 @@ def test_the_namespace_scoring_asks_for_every_match_of_a_small_namespace(
     assert first.k == again.k == 301  # min(300 memories, 180 + 180) + 1
     assert [(h.uid, h.score) for h in first.hits] == [(h.uid, h.score) for h in again.hits]
     assert len(first.hits) == 100
-    monkeypatch.setattr(finder, "config", replace(finder.config, max_candidates=200))
+    monkeypatch.setattr(finder, "config", replace(finder.config, lexical_complete=0))
     cut = _fulltext(services, tenant.namespace, "harbour lantern")
     assert (cut.rounds, cut.k) == (1, 100)
 
@@ -550,7 +550,7 @@ def test_namespace_scores_do_not_depend_on_another_tenant(
     tenant: Tenant, other_tenant: Tenant, neo4j_driver: Driver, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The default `namespace` scoring, where the candidates are Lucene's index-wide top 100
-    (`max_candidates` 100: no complete round): a fulltext candidate's score is the same before
+    (`lexical_complete` 0: no complete round): a fulltext candidate's score is the same before
     and after another tenant makes a query word common (the namespace's counts, counted again,
     do not move; nor does which other memories Lucene's cut made candidates). Which memories
     make the cut may change (on CI's fresh store 49 of 100 stayed), so only the scores of the
@@ -558,7 +558,7 @@ def test_namespace_scores_do_not_depend_on_another_tenant(
     before, those moved.)"""
     services = tenant.client.app.state.services  # type: ignore[attr-defined]
     finder = services.retrieval.candidates
-    monkeypatch.setattr(finder, "config", replace(finder.config, max_candidates=100))
+    monkeypatch.setattr(finder, "config", replace(finder.config, lexical_complete=0))
     rng = random.Random(5)
     items = [{"kind": "observation", "content": text} for text in _harbour_texts(rng)]
     r = tenant.post("/v1/memories/batch", json={"items": items})

@@ -197,7 +197,7 @@ class CandidateFinder:
         namespace clause and cached briefly, `statistics.StatisticsCache`). A candidate's score
         then depends on its text and its namespace alone. Which memories are candidates
         would still depend on Lucene's index-wide cut when the namespace holds more than
-        `depth` matches, so while it holds at most `complete = min(10 * depth,
+        `depth` matches, so while it holds at most `complete = min(lexical_complete,
         max_candidates)` (`NamespaceStatistics.matches`, an upper bound from the per-word
         counts) the index is asked for all of them: at once when the counts are cached,
         else in a second round once they are known. The candidates, and so the ranking, then
@@ -261,7 +261,7 @@ class CandidateFinder:
             name = QueryName.RETRIEVAL_SEARCH_FULLTEXT_LISTS_IN_NAMESPACE
             ks = (max(per_list, min(RAW_PER_CANDIDATE * depth, self.config.max_candidates)),)
         namespace_scoring = self.config.lexical_scoring == "namespace"
-        complete = min(RAW_PER_CANDIDATE * depth, self.config.max_candidates)
+        complete = min(self.config.lexical_complete, self.config.max_candidates)
         stats = self.statistics.cached(namespace, lucene) if namespace_scoring else None
         k = ks[0] if stats is None else _complete_k(stats, depth, complete)
         found = Candidates()
