@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 from concurrent.futures import Future
@@ -33,6 +34,9 @@ TASK_DEPTH = 20
 #: Matches each fulltext list asks of the index per candidate kept (`CandidateFinder.fulltext`):
 #: a list is complete, and so independent of other tenants, below `10 * lexical_depth` matches.
 RAW_PER_CANDIDATE = 10
+#: Seconds the fulltext side waits for a namespace's counts (counted beside it) before its
+#: first round, so that a small namespace is asked for all its matches at once.
+STATISTICS_WAIT_S = 0.003
 #: Every kind: the vector index filter takes `m.kind IN $kinds` (a SEARCH filter has no `OR`).
 ALL_KINDS = sorted(str(k) for k in Kind)
 
@@ -263,6 +267,12 @@ class CandidateFinder:
         namespace_scoring = self.config.lexical_scoring == "namespace"
         complete = min(self.config.lexical_complete, self.config.max_candidates)
         stats = self.statistics.cached(namespace, lucene) if namespace_scoring else None
+        if stats is None and namespace_scoring and statistics is not None:
+            # Counting takes time in proportion to the matches: a namespace small enough for
+            # a complete round is usually counted within `STATISTICS_WAIT_S`, and then one
+            # round suffices; a slower count goes on beside Lucene's top `depth`.
+            with contextlib.suppress(TimeoutError):
+                stats = statistics.result(timeout=STATISTICS_WAIT_S)
         k = ks[0] if stats is None else _complete_k(stats, depth, complete)
         found = Candidates()
         while True:
