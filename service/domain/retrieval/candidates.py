@@ -203,8 +203,8 @@ class CandidateFinder:
         would still depend on Lucene's index-wide cut when the namespace holds more than
         `depth` matches, so while it holds at most `complete = min(lexical_complete,
         max_candidates)` (`NamespaceStatistics.matches`, an upper bound from the per-word
-        counts) the index is asked for all of them: at once when the counts are cached,
-        else in a second round once they are known. The candidates, and so the ranking, then
+        counts) the index is asked for all of them: at once when the counts are cached or
+        counted within `STATISTICS_WAIT_S`, else in a second round once they are known. The candidates, and so the ranking, then
         depend on nothing another tenant holds. Above `complete` matches another tenant can
         move which memories make the cut, at its margin.
 
