@@ -128,8 +128,8 @@ def _drop_namespace(driver: Driver, namespace: str) -> None:
         ).consume()
 
 
-def new_tenant(client: TestClient, driver: Driver) -> Tenant:
-    namespace = f"test_{uuid.uuid4().hex[:16]}"
+def new_tenant(client: TestClient, driver: Driver, namespace: str | None = None) -> Tenant:
+    namespace = namespace or f"test_{uuid.uuid4().hex[:16]}"
     key = f"k-{uuid.uuid4().hex}"
     _app_keys(client)[key] = ApiKey(namespace=namespace, name="tester")
     return Tenant(namespace=namespace, key=key, client=client)

@@ -1,9 +1,11 @@
-// Fulltext candidates of one namespace: the query holds a required clause on the namespace's token (+search_ns:<token>^0), so the index returns only the caller's memories; kinds, system time, valid time and visibility are filtered after; visible and unrecognized apart.
+// Fulltext candidates of one namespace: the query holds a required clause on the namespace's token (+search_ns:<token>^0), so the index returns only the caller's memories (fetched counts them: fewer than k proves every match was asked for); beside them, the browser query's answer (memories typed into Neo4j Browser, no search_ns; other namespaces' too, by the analysed raw namespace) is checked for the caller's, which are only ever unrecognized; kinds, system time, valid time and visibility are filtered after; visible and unrecognized apart.
 // mode: read
 // returns: one
 // :param index_name => 'memory_content'
 // :param k => 100
 // :param query => '+search_ns:ns29303041^0 +search_text:(test_upload fail)'
+// :param browser_query => '+namespace:"deep"^0 -search_ns:ns29303041 +content:(test_upload fail)'
+// :param browser_k => 20
 // :param namespace => 'deep'
 // :param kinds => null
 // :param as_of => datetime()
@@ -13,8 +15,12 @@
 // :param recognized => ['ingestion', 'maintenance', 'user']
 CALL db.index.fulltext.queryNodes($index_name, $query, {limit: $k}) YIELD node, score
 WITH collect({node: node, score: score}) AS raw
-CALL (raw) {
-  UNWIND raw AS hit
+CALL () {
+  CALL db.index.fulltext.queryNodes($index_name, $browser_query, {limit: $browser_k}) YIELD node, score
+  RETURN collect({node: node, score: score}) AS typed
+}
+CALL (raw, typed) {
+  UNWIND raw + typed AS hit
   WITH hit.node AS m, hit.score AS score
   WHERE m.namespace = $namespace
     AND m:Memory AND NOT m:ReasoningStep

@@ -5,10 +5,12 @@ from __future__ import annotations
 import logging
 import random
 import re
+import uuid
 from dataclasses import replace
 from typing import Any
 
 import pytest
+from fastapi.testclient import TestClient
 from neo4j import Driver
 
 from service.domain.memories import Writer, build_memory_row, utcnow
@@ -17,7 +19,7 @@ from service.domain.retrieval.candidates import lucene_query
 from service.domain.retrieval.models import Candidates, Hit, Ranked, RetrievalQuery
 from service.domain.retrieval.traces import trace_page
 from service.graph.schema import apply_schema
-from tests.conftest import Tenant
+from tests.conftest import Tenant, new_tenant
 from tests.factories import flaky_test_story, memory
 
 LOGGER = "service.domain.retrieval"
@@ -544,6 +546,49 @@ def test_a_word_rare_in_the_namespace_keeps_its_matches_when_another_tenant_make
     _load_a_harbour_heavy_tenant(neo4j_driver, other_tenant, rng)
     assert set(before) == expected
     assert top(10) == before
+
+
+def test_a_namespace_whose_analysed_name_another_shares_keeps_its_matches(
+    app_client: TestClient, neo4j_driver: Driver
+) -> None:
+    """Namespaces `<p>-a` and `<p>-b`: the index's analyzer reads both raw names as `<p>`
+    (stop word "a" dropped, split at "-"). 3,000 memories of `<p>-b` holding "harbour" do not
+    push `<p>-a`'s 10 harbour memories out of its results (a fresh user's trial found them
+    all gone: the fulltext query's namespace clause had matched the raw name too)."""
+    prefix = f"trial{uuid.uuid4().hex[:8]}"
+    a, b = (new_tenant(app_client, neo4j_driver, f"{prefix}-{x}") for x in ("a", "b"))
+    try:
+        rng = random.Random(3)
+        lanterns = [
+            " ".join(["lantern", *(rng.choice(HARBOUR_WORDS) for _ in range(rng.randint(3, 9)))])
+            for _ in range(150)
+        ]
+        harbours = [
+            f"report {i}: " + " ".join(["harbour", *(rng.choice(HARBOUR_WORDS) for _ in range(25))])
+            for i in range(10)
+        ]
+        items = [{"kind": "observation", "content": t} for t in lanterns + harbours]
+        assert a.post("/v1/memories/batch", json={"items": items}).status_code in (200, 201)
+        before = recall(a, "harbour lantern", limit=10)
+        for _ in range(3):
+            other = [
+                {"kind": "observation", "content": f"harbour {rng.choice(FILLER_WORDS)} {i}"}
+                for i in range(1000)
+            ]
+            assert b.post("/v1/memories/batch", json={"items": other}).status_code in (200, 201)
+        after = recall(a, "harbour lantern", limit=10)
+        assert all(i["content"].startswith("report ") for i in before)
+        assert ids(after) == ids(before)
+        explained = recall(a, "harbour", limit=10, explain=True)
+        assert all(i["explain"]["lexical"] is not None for i in explained)
+    finally:
+        for t in (a, b):
+            t.revoke_keys()
+            with neo4j_driver.session() as s:
+                s.run(
+                    "MATCH (n {namespace: $ns}) CALL (n) { DETACH DELETE n } IN TRANSACTIONS",
+                    ns=t.namespace,
+                ).consume()
 
 
 def test_namespace_scores_do_not_depend_on_another_tenant(

@@ -16,7 +16,7 @@ from service.domain.retrieval.lexical import (
     namespace_bm25,
     word_lists,
 )
-from service.domain.retrieval.lucene import namespace_lists, namespace_query
+from service.domain.retrieval.lucene import browser_query, namespace_lists, namespace_query
 from service.domain.retrieval.models import Fusion, Hit
 from service.domain.retrieval.statistics import NamespaceStatistics
 from service.domain.text.lexical import NAMESPACE_ALPHABET, namespace_token, search_text
@@ -95,9 +95,13 @@ def test_namespace_tokens_are_distinct_and_single_terms() -> None:
     assert namespace_token(NAMESPACE_ALPHABET[-1]) == "ns63"
 
 
-def test_namespace_query_requires_the_namespace_and_scores_only_the_text() -> None:
-    assert namespace_query("deep", "adoption") == (
-        '+(search_ns:ns29303041 namespace:"deep")^0 +(search_text:(adoption) content:(adoption))'
+def test_namespace_query_requires_the_namespace_token_and_scores_only_the_text() -> None:
+    # No clause on the analysed raw namespace: "tenant-a" would match every "tenant-*".
+    assert namespace_query("tenant-a", "adoption") == (
+        "+search_ns:" + namespace_token("tenant-a") + "^0 +search_text:(adoption)"
+    )
+    assert browser_query("deep", "adoption") == (
+        '+namespace:"deep"^0 -search_ns:ns29303041 +content:(adoption)'
     )
 
 

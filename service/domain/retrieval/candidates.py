@@ -12,8 +12,8 @@ from service import metrics
 from service.domain.models import Kind
 from service.domain.policy import VisibilityPolicy
 from service.domain.retrieval.lexical import local_scores, namespace_scores
+from service.domain.retrieval.lucene import browser_query, namespace_lists, namespace_query
 from service.domain.retrieval.lucene import lucene_query as lucene_query  # re-exported
-from service.domain.retrieval.lucene import namespace_lists, namespace_query
 from service.domain.retrieval.models import (
     Candidates,
     Hit,
@@ -37,6 +37,9 @@ RAW_PER_CANDIDATE = 10
 #: Seconds the fulltext side waits for a namespace's counts (counted beside it) before its
 #: first round, so that a small namespace is asked for all its matches at once.
 STATISTICS_WAIT_S = 0.003
+#: Matches of `lucene.browser_query` (memories typed into Neo4j Browser) read per recall, to
+#: report them as unrecognized.
+BROWSER_DEPTH = 20
 #: Every kind: the vector index filter takes `m.kind IN $kinds` (a SEARCH filter has no `OR`).
 ALL_KINDS = sorted(str(k) for k in Kind)
 
@@ -254,6 +257,10 @@ class CandidateFinder:
         }
         if self.config.lexical_scoring != "word_lists":
             params["query"] = namespace_query(namespace, lucene)
+            params |= {
+                "browser_query": browser_query(namespace, lucene),
+                "browser_k": BROWSER_DEPTH,
+            }
             name, ks = QueryName.RETRIEVAL_SEARCH_FULLTEXT_IN_NAMESPACE, (depth,)
         else:
             lists = namespace_lists(namespace, lucene)

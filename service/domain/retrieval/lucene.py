@@ -66,13 +66,15 @@ def lucene_query(text: str) -> str | None:
 def namespace_query(namespace: str, lucene: str) -> str:
     """Return the fulltext query of `lucene`'s terms restricted to one namespace inside the index.
 
-    `+(search_ns:<token> namespace:"<namespace>")^0 +(search_text:(<terms>) content:(<terms>))`:
-    the required clause on the namespace's token (`namespace_token`) keeps every other
-    namespace out of the index's answer (a conjunction over the postings lists, no over-fetch);
-    its boost 0 adds nothing to the score. `namespace` and `content` reach memories not written
-    by the service (typed into Neo4j Browser: no `search_ns`, no `search_text`), so retrieval
-    still meets them and reports an unrecognized origin; the raw namespace is analysed (case
-    folded, split at `-`), so the Cypher after the index checks the namespace exactly.
+    `+search_ns:<token>^0 +search_text:(<terms>)`: the required clause on the namespace's token
+    (`namespace_token`, one unanalysable term per namespace) keeps every other namespace out of
+    the index's answer (a conjunction over the postings lists, no over-fetch); its boost 0 adds
+    nothing to the score. The raw `namespace` field is no part of it: the index's analyzer
+    drops stop words and splits at `-`, so `namespace:"tenant-a"` also matches every
+    `tenant-*` namespace, whose memories then filled the caller's top `k` (found by a fresh
+    user's trial: another tenant's 3,000 memories pushed all of `tenant-a`'s matches out of
+    its top 1,000). Memories typed into Neo4j Browser (no `search_ns`) are met by
+    `browser_query` instead.
 
     Measured (Neo4j 2026.09, 50,000 other-tenant memories plus a 629-turn LoCoMo tenant, its
     260 questions): the required clause at k=100 returns 100 of the caller's memories at p50
@@ -86,21 +88,37 @@ def namespace_query(namespace: str, lucene: str) -> str:
     Returns:
         The Lucene query string.
     """
+    return f"+{SEARCH_NS_FIELD}:{namespace_token(namespace)}^0 +{SEARCH_TEXT_FIELD}:({lucene})"
+
+
+def browser_query(namespace: str, lucene: str) -> str:
+    """Return the fulltext query of the namespace's memories typed into Neo4j Browser.
+
+    `+namespace:"<namespace>"^0 -search_ns:<token> +content:(<terms>)`: such memories have no
+    `search_ns` and no `search_text`, so only their raw namespace and `content` reach them;
+    retrieval meets them to report an unrecognized origin (they are never results). The raw
+    namespace is analysed (stop words dropped, split at `-`), so other namespaces' memories
+    come back too; the Cypher after the index checks the namespace exactly, and the answer is
+    kept apart from the candidates (`namespace_query`), which it cannot crowd.
+
+    Args:
+        namespace: the caller's namespace.
+        lucene: escaped terms from `lucene_query`.
+
+    Returns:
+        The Lucene query string.
+    """
     token = namespace_token(namespace)
-    return (
-        f'+({SEARCH_NS_FIELD}:{token} namespace:"{namespace}")^0 '
-        f"+({SEARCH_TEXT_FIELD}:({lucene}) content:({lucene}))"
-    )
+    return f'+namespace:"{namespace}"^0 -{SEARCH_NS_FIELD}:{token} +content:({lucene})'
 
 
 def namespace_lists(namespace: str, lucene: str) -> list[str]:
     """Return the fulltext queries of `CandidateFinder.fulltext`'s lists, one per query word.
 
     `+search_ns:<token>^0 +search_text:(<word>)` for each word of `lexical.word_lists` (the
-    memories the service wrote), then `+namespace:"<namespace>"^0 -search_ns:<token>
-    +content:(<terms>)` for the namespace's memories typed into Neo4j Browser (no
-    `search_ns`, no `search_text`), which retrieval still meets and reports as unrecognized.
-    Escaping and the namespace clause are those of `namespace_query`.
+    memories the service wrote), then `browser_query` for the namespace's memories typed into
+    Neo4j Browser, which retrieval still meets and reports as unrecognized. Escaping and the
+    namespace clause are those of `namespace_query`.
 
     Args:
         namespace: the caller's namespace.
@@ -112,8 +130,7 @@ def namespace_lists(namespace: str, lucene: str) -> list[str]:
     """
     lists = word_queries(namespace, word_lists(lucene))
     if lists:
-        token = namespace_token(namespace)
-        lists.append(f'+namespace:"{namespace}"^0 -{SEARCH_NS_FIELD}:{token} +content:({lucene})')
+        lists.append(browser_query(namespace, lucene))
     return lists
 
 
