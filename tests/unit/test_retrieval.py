@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import sys
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
+import snowballstemmer
 
 from service.domain.retrieval import fuse, lucene_query, quality_factor, rrf
+from service.domain.retrieval import lexical as lexical_module
 from service.domain.retrieval.fusion import task_blend
 from service.domain.retrieval.lexical import (
     MAX_WORD_LISTS,
@@ -261,3 +265,28 @@ def test_namespace_bm25_scores_a_candidate_by_its_own_text_and_the_namespace_cou
     # The rarer term weighs more; a term the namespace lacks adds nothing.
     assert together[2].score > 0 and together[0].score > together[2].score
     assert namespace_bm25("kraken", hits, texts, stats)[0].score == 0.0
+
+
+def test_words_are_stemmed_alike_on_threads_at_once() -> None:
+    """Recall analyses its query on two threads at once (statistics beside the fulltext side):
+    each thread's stems equal one thread's (a shared snowball stemmer raised IndexError)."""
+    words = [
+        f"{stem}{i}ational{suffix}"
+        for i in range(2000)
+        for stem, suffix in (("rel", "ly"), ("condit", "ness"))
+    ]
+    expected = [str(snowballstemmer.stemmer("porter").stemWord(w)) for w in words]
+    lexical_module._stem.cache_clear()
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads switch mid-word, as under load
+    try:
+        with ThreadPoolExecutor(8) as pool:
+            answers = list(
+                pool.map(
+                    lambda chunk: [lexical_module._stem(w) for w in chunk],
+                    [words[i::8] for i in range(8)],
+                )
+            )
+    finally:
+        sys.setswitchinterval(interval)
+    assert [w for a in answers for w in a] == [w for i in range(8) for w in expected[i::8]]

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 import unicodedata
 from collections import Counter
 from collections.abc import Sequence
@@ -92,12 +93,18 @@ _TOKEN = re.compile(
     r"|[^\W\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff]+(?:'[^\W]+)*"  # words
     r"|[^\w\s]"  # symbols (kept only when of category So: emoji and the like)
 )
-_STEMMER = snowballstemmer.stemmer("porter")
+#: One stemmer per thread: a snowballstemmer object keeps its word in itself, so two threads
+#: stemming at once (recall counts statistics beside its fulltext side) corrupted each other
+#: (`IndexError` in `find_among_b`, a 500 in CI).
+_STEMMERS = threading.local()
 
 
 @lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
-    return str(_STEMMER.stemWord(word))
+    stemmer = getattr(_STEMMERS, "porter", None)
+    if stemmer is None:
+        stemmer = _STEMMERS.porter = snowballstemmer.stemmer("porter")
+    return str(stemmer.stemWord(word))
 
 
 def analyse(text: str) -> list[str]:
