@@ -45,21 +45,25 @@ def node(driver: Driver, memory_id: str) -> dict[str, Any]:
     return dict(row["m"])
 
 
-def fulltext_ids(t: Tenant, text: str) -> list[str]:
-    """The memory ids the namespace-restricted fulltext index returns for `text`, best first."""
-    services = t.client.app.state.services  # type: ignore[attr-defined]
-    retrieval = services.retrieval
+def _fulltext(services: Any, namespace: str, text: str, read: str = "recall") -> Candidates:
+    """The fulltext candidates of `text` (limit 10, the origins `read` may see)."""
     query = RetrievalQuery(
         text=text,
         limit=10,
         kinds=None,
         as_of=utcnow(),
         known_at=None,
-        origins=services.policy.origins("search"),
+        origins=services.policy.origins(read),
     )
-    found = services.graph.read(
-        lambda tx: retrieval.candidates.fulltext(tx, t.namespace, query, lucene_query(text))
-    )
+    finder = services.retrieval.candidates
+    lucene = lucene_query(text)
+    return services.graph.read(lambda tx: finder.fulltext(tx, namespace, query, lucene))  # type: ignore[no-any-return]
+
+
+def fulltext_ids(t: Tenant, text: str) -> list[str]:
+    """The memory ids the namespace-restricted fulltext index returns for `text`, best first."""
+    services = t.client.app.state.services  # type: ignore[attr-defined]
+    found = _fulltext(services, t.namespace, text, "search")
     return [h.memory_id for h in found.hits]
 
 
@@ -463,21 +467,6 @@ def test_lexical_candidates_do_not_depend_on_another_tenant_beyond_the_depth(
     after = [ids(recall(tenant, q, limit=10)) for q in HARBOUR_QUERIES]
     assert all(len(b) == 10 for b in before)
     assert after == before
-
-
-def _fulltext(services: Any, namespace: str, text: str) -> Candidates:
-    """The `namespace` scoring's fulltext candidates of `text` (limit 10, recall's origins)."""
-    query = RetrievalQuery(
-        text=text,
-        limit=10,
-        kinds=None,
-        as_of=utcnow(),
-        known_at=None,
-        origins=services.policy.origins("recall"),
-    )
-    finder = services.retrieval.candidates
-    lucene = lucene_query(text)
-    return services.graph.read(lambda tx: finder.fulltext(tx, namespace, query, lucene))  # type: ignore[no-any-return]
 
 
 def test_the_namespace_scoring_asks_for_every_match_of_a_small_namespace(
