@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from service import cli_memory as memory_commands
+from service.cli_settings import settings_or_exit
 from service.errors import TooLargeError, UnsupportedFormat
 from service.namespaces import NAMESPACE_RULE, is_namespace
-from service.settings import get_settings
 
 if TYPE_CHECKING:
     pass
@@ -50,7 +50,7 @@ def serve(
 
     from service.main import create_app
 
-    settings = get_settings()
+    settings = settings_or_exit()
     host = host or settings.host
     port = port or settings.port
     if settings.dev_mode and not _is_loopback(host) and not settings.dev_bind_any:
@@ -103,7 +103,7 @@ def maintenance_run(
         raise typer.Exit(2)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
-        services = build_services(get_settings())
+        services = build_services(settings_or_exit())
     except RationaleError as exc:
         console.print(f"[red]cannot start: {exc.message}[/red] ({exc.code})")
         raise typer.Exit(1) from exc
@@ -228,7 +228,7 @@ def ingest(
         raise typer.Exit(0)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
-        services = build_services(get_settings())
+        services = build_services(settings_or_exit())
     except RationaleError as exc:
         console.print(f"[red]cannot start: {exc.message}[/red] ({exc.code})")
         raise typer.Exit(1) from exc

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from service.cli_settings import settings_or_exit
 from service.namespaces import NAMESPACE_RULE, is_namespace
-from service.settings import get_settings
 
 if TYPE_CHECKING:
     from service.container import Services
@@ -34,7 +34,7 @@ def _services_or_exit() -> Services:
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
-        return build_services(get_settings())
+        return build_services(settings_or_exit())
     except RationaleError as exc:
         typer.echo(f"cannot start: {exc.message} ({exc.code})", err=True)
         raise typer.Exit(1) from exc
