@@ -113,7 +113,9 @@ def run(profile: SuiteProfile) -> dict[str, Any]:
     quality: dict[str, Any] | None = None
     try:
         tick = time.perf_counter()
-        if len(sizes) > 1 and not profile.keep_filler:
+        if not profile.keep_filler:
+            # Also before a single size: filler left by an earlier `--keep-filler` run would
+            # make a "10k" stage measure a 100k database.
             tenancy.drop_filler(services, say)
         with torch_threads(1):
             built = ensure_corpus(
@@ -178,7 +180,7 @@ def run(profile: SuiteProfile) -> dict[str, Any]:
             for client in locomo_http.values():
                 client.close()
             service_info["peak_rss_mb"] = svc.peak_rss_mb()
-        if len(sizes) > 1 and not profile.keep_filler:
+        if not profile.keep_filler:
             tick = time.perf_counter()
             tenancy.drop_filler(services, say)
             phases["filler drop"] = time.perf_counter() - tick
