@@ -2,21 +2,55 @@
 
 from __future__ import annotations
 
+import typing
+from typing import Any
+
 import typer
-from pydantic import ValidationError
+from pydantic import SecretStr, ValidationError
 
 from service.settings import Settings, get_settings
 
 #: Exit code of a command whose settings are invalid (as typer's for bad usage).
 BAD_SETTINGS_EXIT = 2
+#: Words that mark a variable whose value (or whose keys, for a map) is a secret.
+SECRET_WORDS = ("KEY", "PASSWORD", "SECRET", "TOKEN")
+
+
+def _secret_variables() -> frozenset[str]:
+    """Return the names (aliases) of the settings never to echo: secrets and key maps."""
+    names = set()
+    for name, info in Settings.model_fields.items():
+        alias = str(info.validation_alias or name).upper()
+        annotation = info.annotation
+        typed_secret = annotation is SecretStr or SecretStr in typing.get_args(annotation)
+        if typed_secret or any(word in alias for word in SECRET_WORDS):
+            names.add(alias)
+    return frozenset(names)
+
+
+def describe(error: dict[str, Any], secrets: frozenset[str]) -> str:
+    """Return one line for one pydantic error of `Settings`.
+
+    The line names the variable (the first part of the error's location: a deeper part can be
+    an API key, so it is never shown) and gives the value only for a plain, non-secret
+    variable; an error of the whole settings (a `model_validator`) names its variable in its
+    message and shows no value (its input is every setting, passwords included).
+    """
+    loc = [str(part) for part in error.get("loc", ())]
+    if not loc:
+        return f"invalid settings: {error['msg']}"
+    name = loc[0]
+    shown = len(loc) == 1 and name.upper() not in secrets and "input" in error
+    given = f" (given {error['input']!r})" if shown else ""
+    return f"invalid setting {name}: {error['msg']}{given}"
 
 
 def settings_or_exit() -> Settings:
     """Return the process settings (`get_settings`); exit with code 2 when a value is invalid.
 
-    Each invalid value is reported on its own line on stderr, named as it is set
-    (`RATIONALE_RETRIEVAL_VECTOR_DEPTH`, ...) with pydantic's reason and the value given,
-    instead of a traceback through pydantic-settings.
+    Each invalid value is reported on its own line on stderr (`describe`): named as it is set
+    (`RATIONALE_RETRIEVAL_VECTOR_DEPTH`, ...), with pydantic's reason and, unless it is a
+    secret, the value given; instead of a traceback through pydantic-settings.
 
     Raises:
         typer.Exit: code `BAD_SETTINGS_EXIT`, after the lines are written.
@@ -24,8 +58,7 @@ def settings_or_exit() -> Settings:
     try:
         return get_settings()
     except ValidationError as exc:
+        secrets = _secret_variables()
         for error in exc.errors():
-            name = ".".join(str(part) for part in error["loc"]) or "settings"
-            given = f" (given {error['input']!r})" if "input" in error else ""
-            typer.echo(f"invalid setting {name}: {error['msg']}{given}", err=True)
+            typer.echo(describe(dict(error), secrets), err=True)
         raise typer.Exit(BAD_SETTINGS_EXIT) from None

@@ -43,3 +43,40 @@ def test_invalid_settings_exit_2_with_the_variable_named(
         "Input should be a valid integer, unable to parse string as an integer (given 'abc')",
     ]
     assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize(
+    ("env", "line"),
+    [
+        # A whole-settings check (model_validator): its input is every setting.
+        (
+            {"NEO4J_PASSWORD": "neo4j"},
+            "invalid settings: Value error, NEO4J_PASSWORD must not be the server default 'neo4j'",
+        ),
+        # A bad API key map: the key appears in the error's location.
+        (
+            {"RATIONALE_API_KEYS": '{"SECRETKEY123": {"namespace": "x", "scopes": ["nope"]}}'},
+            "invalid setting RATIONALE_API_KEYS: "
+            "Input should be 'read', 'write', 'ingest' or 'maintenance'",
+        ),
+        ({"RATIONALE_API_KEYS": "{not json"}, "invalid setting RATIONALE_API_KEYS: "),
+    ],
+)
+def test_invalid_settings_never_echo_secrets(
+    monkeypatch: pytest.MonkeyPatch, env: dict[str, str], line: str
+) -> None:
+    monkeypatch.setenv("RATIONALE_API_KEYS", '{"SECRETKEY123": {"namespace": "x"}}')
+    monkeypatch.setenv("RATIONALE_METRICS_KEY", "METRICSSECRET")
+    monkeypatch.setenv("NEO4J_PASSWORD", "PASSWORDSECRET")
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(uvicorn, "run", lambda *a, **k: pytest.fail("served with bad settings"))
+    get_settings.cache_clear()
+    try:
+        result = CliRunner().invoke(app, ["serve", "--port", "8123"])
+    finally:
+        get_settings.cache_clear()
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith(line), result.stderr
+    for secret in ("SECRETKEY123", "METRICSSECRET", "PASSWORDSECRET", "not json"):
+        assert secret not in result.output
