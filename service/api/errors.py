@@ -41,13 +41,25 @@ def status_for(exc: errors.RationaleError) -> int:
     return _status_of_class(type(exc))
 
 
+#: The longest `detail` a domain error answers with; a message that echoes the caller's
+#: input (a 60 KB path id, 20,000 unknown cited ids) is cut there (`bounded_detail`).
+MAX_DETAIL_CHARS = 1_000
+
+
+def bounded_detail(message: str, limit: int = MAX_DETAIL_CHARS) -> str:
+    """Return `message`, or its first `limit` characters and how many more there were."""
+    if len(message) <= limit:
+        return message
+    return f"{message[:limit]}... ({len(message) - limit} more characters)"
+
+
 async def handle_domain_error(request: Request, exc: Exception) -> JSONResponse:
-    """Answer a domain error with `{"detail", "code", ...extra}`."""
+    """Answer a domain error with `{"detail", "code", ...extra}` (`detail` bounded)."""
     assert isinstance(exc, errors.RationaleError)
     status = status_for(exc)
     if status >= 500:
         log.error("%s %s failed: %s", request.method, request.url.path, exc.message)
-    body = {"detail": exc.message, "code": exc.code, **jsonable_encoder(exc.extra)}
+    body = {"detail": bounded_detail(exc.message), "code": exc.code, **jsonable_encoder(exc.extra)}
     headers = {"Retry-After": "5"} if status == 503 else None
     if status == 401:
         headers = {"WWW-Authenticate": "Bearer"}
