@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+from collections.abc import Sequence
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -105,16 +106,30 @@ def _finite(value: object, depth: int = 0) -> object:
     return value
 
 
+def first_item_index(issues: Sequence[Any]) -> int | None:
+    """Return the lowest `i` of the issues located in a body's `items[i]` (a batch), or None."""
+    found = [
+        loc[2]
+        for loc in (tuple(issue.get("loc", ())) for issue in issues if isinstance(issue, dict))
+        if len(loc) >= 3 and loc[:2] == ("body", "items") and type(loc[2]) is int
+    ]
+    return min(found) if found else None
+
+
 async def handle_validation_error(request: Request, exc: Exception) -> JSONResponse:
     """Keep FastAPI's 422 body for request validation and add the stable code.
 
-    The echoed `input` is bounded (`_finite`) before it is encoded, whatever its nesting.
+    The echoed `input` is bounded (`_finite`) before it is encoded, whatever its nesting. An
+    invalid item of a batch (`items[i]`) is also named by `index`, the lowest such `i`, as a
+    batch's domain errors name it.
     """
     assert isinstance(exc, RequestValidationError)
-    return AsciiJSONResponse(
-        {"detail": jsonable_encoder(_finite(exc.errors())), "code": "input.invalid"},
-        status_code=422,
-    )
+    issues = exc.errors()
+    body: dict[str, Any] = {"detail": jsonable_encoder(_finite(issues)), "code": "input.invalid"}
+    index = first_item_index(issues)
+    if index is not None:
+        body["index"] = index
+    return AsciiJSONResponse(body, status_code=422)
 
 
 HTTP_CODES = {
@@ -186,6 +201,10 @@ class RequestInvalidBody(BaseModel):
 
     detail: list[ValidationIssue]
     code: str = Field(examples=["input.invalid"])
+    index: int | None = Field(
+        default=None,
+        description="For a batch: the lowest `i` of the issues in `items[i]` (absent otherwise).",
+    )
 
 
 class RejectedBody(ErrorBody):

@@ -93,6 +93,7 @@ def test_a_schema_invalid_item_is_named_by_index(
     r = tenant.post("/v1/memories/batch", content=raw, headers={"Content-Type": "application/json"})
     assert r.status_code == 422 and r.json()["code"] == "input.invalid", r.text
     assert {tuple(e["loc"][:3]) for e in r.json()["detail"]} == {("body", "items", 3)}
+    assert r.json()["index"] == 3
     assert _count(neo4j_driver, tenant.namespace) == 0
 
 
