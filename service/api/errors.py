@@ -84,7 +84,7 @@ class AsciiJSONResponse(JSONResponse):
 
 
 def _finite(value: object, depth: int = 0) -> object:
-    """Return `value` made safe to echo: non-finite floats as strings, nesting bounded.
+    """Return `value` made safe to echo: non-finite floats and exceptions as strings, nesting bounded.
 
     A 422 echoes the offending input; `NaN` is not JSON, so strict parsers would reject the
     body, and input nested hundreds of levels deep would take the encoders past Python's
@@ -96,6 +96,8 @@ def _finite(value: object, depth: int = 0) -> object:
         depth: `value`'s own depth (0 at the top).
     """
     if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, BaseException):  # pydantic's `ctx.error` (encoded as `{}` otherwise)
         return str(value)
     if isinstance(value, dict | list | tuple) and depth >= MAX_ECHO_DEPTH:
         return ECHO_ELIDED

@@ -106,8 +106,8 @@ class OutcomeService:
             raise self.memories.not_found(namespace, memory_id)
         if record.kind != Kind.DECISION:
             raise NotADecision(
-                f"memory {memory_id} is a {record.kind}, not a decision: outcomes are recorded "
-                "on decisions"
+                f"memory {memory_id} is of kind {record.kind}, not a decision: outcomes are "
+                "recorded on decisions"
             )
         return record
 
@@ -289,5 +289,7 @@ class OutcomeService:
         """
         versions = self.memories.history(namespace, decision_id)
         if versions[-1].kind != Kind.DECISION:
-            raise NotADecision(f"memory {decision_id} is a {versions[-1].kind}, not a decision")
+            raise NotADecision(
+                f"memory {decision_id} is of kind {versions[-1].kind}, not a decision"
+            )
         return list_outcomes_in(self.graph, namespace, [decision_id], as_of, known_at)
