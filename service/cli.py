@@ -59,6 +59,17 @@ def serve(
             err=True,
         )
         raise typer.Exit(2)
+    # Neo4j is checked before the app starts: an unreachable server or refused credentials is
+    # one line and exit code 1, as for the other commands (in the app's start-up it was a
+    # traceback of about 100 lines through Starlette's lifespan and uvicorn's exit code 3).
+    from service.errors import GraphUnavailableError
+    from service.graph.driver import create_driver
+
+    try:
+        create_driver(settings).close()
+    except GraphUnavailableError as exc:
+        typer.echo(f"cannot start: {exc.message} ({exc.code})", err=True)
+        raise typer.Exit(1) from exc
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )

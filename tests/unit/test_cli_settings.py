@@ -80,3 +80,18 @@ def test_invalid_settings_never_echo_secrets(
     assert result.stderr.startswith(line), result.stderr
     for secret in ("SECRETKEY123", "METRICSSECRET", "PASSWORDSECRET", "not json"):
         assert secret not in result.output
+
+
+def test_serve_without_neo4j_is_one_line_and_exit_1(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(uvicorn, "run", lambda *a, **k: pytest.fail("served without Neo4j"))
+    monkeypatch.setenv("NEO4J_URI", "bolt://127.0.0.1:1")  # nothing listens on port 1
+    monkeypatch.setenv("RATIONALE_NEO4J_CONNECT_TIMEOUT_S", "2")
+    get_settings.cache_clear()
+    try:
+        result = CliRunner().invoke(app, ["serve", "--port", "8123"])
+    finally:
+        get_settings.cache_clear()
+    assert result.exit_code == 1, result.output
+    assert result.stderr.startswith("cannot start: Neo4j is not reachable at bolt://127.0.0.1:1")
+    assert result.stderr.rstrip().endswith("(graph.unavailable)")
+    assert "Traceback" not in result.output
