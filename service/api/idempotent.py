@@ -91,7 +91,7 @@ def respond(
     """
     model = response_model_of(request)
     key = request.headers.get("Idempotency-Key")
-    if not key:
+    if key is None:
         status, answer = call()
         return JSONResponse(conform(model, answer), status_code=status)
     if not (1 <= len(key) <= 200):

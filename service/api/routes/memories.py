@@ -14,7 +14,7 @@ from service.api.idempotent import respond
 from service.api.links import memory_links
 from service.domain.memories.batch import BatchItem, create_many
 from service.domain.models import NewMemory
-from service.domain.text import INT64_MAX, INT64_MIN
+from service.domain.text import INT64_MAX
 from service.errors import (
     EmbeddingError,
     InvalidInputError,
@@ -150,7 +150,7 @@ def update_memory(
         expected = int(if_match.strip().strip('"').removeprefix("W/").strip('"'))
     except ValueError as exc:
         raise InvalidInputError("If-Match must be the version number you read") from exc
-    if not INT64_MIN <= expected <= INT64_MAX:
+    if not 1 <= expected <= INT64_MAX:  # versions count from 1: 0 or -1 was never read
         raise InvalidInputError("If-Match must be the version number you read")
     return asdict(
         services.memories.update(
