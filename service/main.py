@@ -9,6 +9,7 @@ from contextlib import asynccontextmanager
 from fastapi import Depends, FastAPI
 from fastapi_offline import FastAPIOffline
 
+from service.api.auth_gate import AuthGateMiddleware
 from service.api.errors import install_error_handlers
 from service.api.hosts import HostCheckMiddleware
 from service.api.limits import BodyLimitMiddleware
@@ -90,6 +91,8 @@ def create_app(settings: Settings | None = None, embedder: Embedder | None = Non
     install_error_handlers(app)
     install_metrics(app, settings)
 
+    # A /v1 request without a known key is refused before its body is read (401, not 415/422).
+    app.add_middleware(AuthGateMiddleware, settings=settings)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
     # Outermost: a request for a Host the service does not serve is refused before anything else.
     app.add_middleware(HostCheckMiddleware, allowed=settings.host_allow_list)

@@ -1,0 +1,53 @@
+"""ASGI middleware that refuses a `/v1/*` request without a known API key before reading its body."""
+
+from __future__ import annotations
+
+from starlette.datastructures import Headers
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from service.api.auth import authenticate
+from service.errors import AuthError
+from service.settings import Settings
+
+#: The paths whose operations take an API key (the health probes, docs, `/metrics` and `/mcp`
+#: answer or authenticate on their own).
+GATED_PREFIX = "/v1/"
+
+
+class AuthGateMiddleware:
+    """Answer 401 (as the `Authorization` dependency would) before the request body is parsed.
+
+    The key dependency runs after FastAPI has read and validated the body, so a caller without
+    a key learnt from a 415 or 422 what the operation accepts; the gate checks the key first
+    (`authenticate`, the same check) and the dependency still resolves the principal and its
+    scopes (403 stays there). Dev mode (no keys configured) passes everything.
+
+    Args:
+        app: the wrapped ASGI app.
+        settings: the app's settings, used until the app's services hold theirs (the keys are
+            read from `app.state.services.settings` at each request when it exists).
+    """
+
+    def __init__(self, app: ASGIApp, settings: Settings) -> None:
+        self.app = app
+        self.settings = settings
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Pass the request on when it needs no key or holds a known one, else refuse it."""
+        if scope["type"] != "http" or not str(scope.get("path", "")).startswith(GATED_PREFIX):
+            await self.app(scope, receive, send)
+            return
+        services = getattr(getattr(scope.get("app"), "state", None), "services", None)
+        settings = getattr(services, "settings", None) or self.settings
+        try:
+            authenticate(settings, Headers(scope=scope).get("authorization"))
+        except AuthError as exc:
+            refusal = JSONResponse(
+                {"detail": exc.message, "code": exc.code},
+                status_code=401,
+                headers={"WWW-Authenticate": "Bearer"},
+            )
+            await refusal(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
