@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from service import cli_memory as memory_commands
-from service.cli_settings import settings_or_exit
+from service.cli_settings import cannot_start, settings_or_exit
 from service.errors import TooLargeError, UnsupportedFormat
 from service.namespaces import NAMESPACE_RULE, is_namespace
 
@@ -68,8 +68,7 @@ def serve(
     try:
         create_driver(settings).close()
     except GraphUnavailableError as exc:
-        typer.echo(f"cannot start: {exc.message} ({exc.code})", err=True)
-        raise typer.Exit(1) from exc
+        cannot_start(exc)
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
@@ -116,8 +115,7 @@ def maintenance_run(
     try:
         services = build_services(settings_or_exit())
     except RationaleError as exc:
-        console.print(f"[red]cannot start: {exc.message}[/red] ({exc.code})")
-        raise typer.Exit(1) from exc
+        cannot_start(exc)
     try:
         report = services.maintenance.run(job, namespace)
     except RationaleError as exc:
@@ -241,8 +239,7 @@ def ingest(
     try:
         services = build_services(settings_or_exit())
     except RationaleError as exc:
-        console.print(f"[red]cannot start: {exc.message}[/red] ({exc.code})")
-        raise typer.Exit(1) from exc
+        cannot_start(exc)
 
     limit = services.settings.max_ingest_bytes
     sizes = {f: f.stat().st_size for f in files}

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from service.cli_settings import settings_or_exit
+from service.cli_settings import cannot_start, settings_or_exit
 from service.namespaces import NAMESPACE_RULE, is_namespace
 
 if TYPE_CHECKING:
@@ -36,8 +36,7 @@ def _services_or_exit() -> Services:
     try:
         return build_services(settings_or_exit())
     except RationaleError as exc:
-        typer.echo(f"cannot start: {exc.message} ({exc.code})", err=True)
-        raise typer.Exit(1) from exc
+        cannot_start(exc)
 
 
 def outcome(

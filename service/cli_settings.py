@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import typing
-from typing import Any
+from typing import Any, NoReturn
 
 import typer
 from pydantic import SecretStr, ValidationError
 
+from service.errors import RationaleError
 from service.settings import Settings, get_settings
 
 #: Exit code of a command whose settings are invalid (as typer's for bad usage).
@@ -62,3 +63,16 @@ def settings_or_exit() -> Settings:
         for error in exc.errors():
             typer.echo(describe(dict(error), secrets), err=True)
         raise typer.Exit(BAD_SETTINGS_EXIT) from None
+
+
+def cannot_start(exc: RationaleError) -> NoReturn:
+    """Write `cannot start: <message> (<code>)` as one line on stderr and exit with code 1.
+
+    The message's own line breaks (the driver's connection errors have some) become spaces,
+    and the line is not wrapped to the terminal's width.
+
+    Raises:
+        typer.Exit: code 1.
+    """
+    typer.echo(f"cannot start: {' '.join(exc.message.split())} ({exc.code})", err=True)
+    raise typer.Exit(1) from exc

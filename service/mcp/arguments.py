@@ -15,7 +15,19 @@ StepKind = Literal["thought", "action", "observation", "decision", "conclusion"]
 StepStatus = Literal["asserted", "hypothesis", "rejected"]
 #: The doors a memory is created through (`service.origins.Origin`; a unit test keeps them equal).
 OriginName = Literal["user", "ingestion", "maintenance"]
-IngestFormat = Literal["auto", "swe-agent", "react", "openhands", "adr", "text"]
+#: `auto` or one of the ingestion's `FORMATS` (a unit test keeps them equal).
+IngestFormat = Literal[
+    "auto",
+    "swe-agent",
+    "react",
+    "openhands",
+    "claude-code",
+    "codex",
+    "aider",
+    "terminal",
+    "adr",
+    "text",
+]
 
 #: The largest integer Neo4j stores (signed 64-bit), as the REST schemas bound them.
 INT64_MAX = 2**63 - 1

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ValidationError
 
 from service.api.auth import Principal
 from service.api.deps import user_writer
-from service.api.errors import status_for
+from service.api.errors import bounded_detail, status_for
 from service.container import Services
 from service.domain.models import NewMemory, Writer
 from service.domain.outcomes import NewOutcome
@@ -95,7 +95,8 @@ class LocalBackend:
             self._principal.require(scope)
             result = await anyio.to_thread.run_sync(call)
         except RationaleError as exc:
-            raise BackendError(status_for(exc), exc.code, exc.message, exc.extra) from exc
+            message = bounded_detail(exc.message)  # as REST answers it
+            raise BackendError(status_for(exc), exc.code, message, exc.extra) from exc
         return answer.model_validate(result).model_dump(mode="json", by_alias=True)
 
     def _writer(self, actor: str | None) -> Writer:

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import get_args
 
+from service.domain.ingestion.formats import FORMATS
 from service.domain.models import WRITABLE_KINDS, Kind, StepKind, StepStatus
 from service.mcp import arguments
 from service.origins import Origin
@@ -36,3 +37,4 @@ def test_tool_enums_are_the_domain_enums() -> None:
     assert set(get_args(arguments.StepKind)) == {k.value for k in StepKind}
     assert set(get_args(arguments.StepStatus)) == {k.value for k in StepStatus}
     assert set(get_args(arguments.OriginName)) == {o.value for o in Origin}
+    assert get_args(arguments.IngestFormat) == ("auto", *FORMATS)

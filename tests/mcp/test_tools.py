@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
+from service.api.errors import MAX_DETAIL_CHARS
 from tests.client.conftest import Service
 from tests.mcp.conftest import Connect, call, ok, refused, text_of
 
@@ -263,3 +264,13 @@ async def test_both_transports_return_the_same_structured_content(service: Servi
     async with stdio_client(service, service.key_a) as client:
         over_stdio = await ok(client, "lineage", memory_id=decision)
     assert over_http == over_stdio
+
+
+async def test_a_huge_unknown_id_is_not_echoed_whole(connect: Connect, service: Service) -> None:
+    # REST cuts a domain error's detail at MAX_DETAIL_CHARS; the in-process HTTP mount did not.
+    async with connect(service.key_a) as client:
+        error = await refused(client, "get_memory", memory_id="z" * 60_000)
+        assert error["code"] == "memory.not_found"
+        assert len(error["detail"]) <= MAX_DETAIL_CHARS + 40
+        result = await call(client, "get_memory", memory_id="z" * 60_000)
+        assert len(text_of(result)) < 5_000

@@ -82,16 +82,24 @@ def test_invalid_settings_never_echo_secrets(
         assert secret not in result.output
 
 
-def test_serve_without_neo4j_is_one_line_and_exit_1(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("command", ["serve", "ingest"])
+def test_no_neo4j_is_one_line_and_exit_1(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, command: str
+) -> None:
+    note = tmp_path / "note.md"
+    note.write_text("We chose Neo4j because lineage is a graph walk.\n")
+    args = {"serve": ["serve", "--port", "8123"], "ingest": ["ingest", str(note)]}[command]
     monkeypatch.setattr(uvicorn, "run", lambda *a, **k: pytest.fail("served without Neo4j"))
     monkeypatch.setenv("NEO4J_URI", "bolt://127.0.0.1:1")  # nothing listens on port 1
     monkeypatch.setenv("RATIONALE_NEO4J_CONNECT_TIMEOUT_S", "2")
     get_settings.cache_clear()
     try:
-        result = CliRunner().invoke(app, ["serve", "--port", "8123"])
+        result = CliRunner().invoke(app, args)
     finally:
         get_settings.cache_clear()
     assert result.exit_code == 1, result.output
+    # One line, however the driver's message breaks and however narrow the terminal.
+    assert result.stderr.count("\n") == 1, result.stderr
     assert result.stderr.startswith("cannot start: Neo4j is not reachable at bolt://127.0.0.1:1")
     assert result.stderr.rstrip().endswith("(graph.unavailable)")
     assert "Traceback" not in result.output
