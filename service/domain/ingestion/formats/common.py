@@ -78,8 +78,8 @@ def check_text(content: str, fmt: str) -> None:
     controls = sum(1 for ch in sample if ord(ch) < 32 and ch not in "\t\n\r\f\v")
     if "\x00" in sample or controls / len(sample) > 0.05:
         raise FormatError(
-            f"{fmt}: content looks binary ({controls} control characters in the first "
-            f"{len(sample)})"
+            f"{fmt}: content looks binary ({controls} control "
+            f"character{'' if controls == 1 else 's'} in the first {len(sample)})"
         )
 
 
@@ -100,7 +100,7 @@ def load_json(content: str, fmt: str) -> Any:
         return json.loads(content)
     except json.JSONDecodeError as exc:
         raise FormatError(
-            f"{fmt}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+            f"{fmt}: not valid JSON ({exc.msg}: line {exc.lineno} column {exc.colno})"
         ) from exc
     except RecursionError as exc:
         raise FormatError(f"{fmt}: JSON is nested too deeply") from exc

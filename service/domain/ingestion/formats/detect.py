@@ -153,7 +153,7 @@ def detect(content: str, source_name: str) -> Detection:
         except json.JSONDecodeError as exc:
             if declared_json:
                 raise FormatError(
-                    f"auto: {source_name} is not valid JSON ({exc.msg} at line {exc.lineno})"
+                    f"auto: {source_name} is not valid JSON ({exc.msg}: line {exc.lineno})"
                 ) from exc
     if data is not _NOT_JSON:
         found = _json_format(data)
