@@ -15,6 +15,15 @@ from service.settings import Settings
 GATED_PREFIX = "/v1/"
 
 
+def unauthorized(exc: AuthError) -> JSONResponse:
+    """Return the 401 answer to a missing or unknown key, as the error table renders it."""
+    return JSONResponse(
+        {"detail": exc.message, "code": exc.code},
+        status_code=401,
+        headers={"WWW-Authenticate": "Bearer"},
+    )
+
+
 class AuthGateMiddleware:
     """Answer 401 (as the `Authorization` dependency would) before the request body is parsed.
 
@@ -43,11 +52,6 @@ class AuthGateMiddleware:
         try:
             authenticate(settings, Headers(scope=scope).get("authorization"))
         except AuthError as exc:
-            refusal = JSONResponse(
-                {"detail": exc.message, "code": exc.code},
-                status_code=401,
-                headers={"WWW-Authenticate": "Bearer"},
-            )
-            await refusal(scope, receive, send)
+            await unauthorized(exc)(scope, receive, send)
             return
         await self.app(scope, receive, send)

@@ -24,6 +24,7 @@ from starlette.responses import JSONResponse
 from starlette.types import Receive, Scope, Send
 
 from service.api.auth import Principal, authenticate
+from service.api.auth_gate import unauthorized
 from service.api.hosts import host_allowed, host_name
 from service.container import Services
 from service.errors import AuthError
@@ -103,12 +104,7 @@ class McpEndpoint:
         try:
             _principal(_services(scope), Headers(scope=scope).get("authorization"))
         except AuthError as exc:
-            refusal = JSONResponse(
-                {"detail": exc.message, "code": exc.code},
-                status_code=401,
-                headers={"WWW-Authenticate": "Bearer"},
-            )
-            await refusal(scope, receive, send)
+            await unauthorized(exc)(scope, receive, send)
             return
         await self.server.session_manager.handle_request(scope, receive, send)
 
