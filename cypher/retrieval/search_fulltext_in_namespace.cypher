@@ -1,4 +1,4 @@
-// Fulltext candidates of one namespace: the query holds a required clause on the namespace's token (+search_ns:<token>^0), so the index returns only the caller's memories (fetched counts them: fewer than k proves every match was asked for); beside them, the browser query's answer (memories typed into Neo4j Browser, no search_ns; other namespaces' too, by the analysed raw namespace) is checked for the caller's, which are only ever unrecognized; kinds, system time, valid time and visibility are filtered after; visible and unrecognized apart.
+// Fulltext candidates of one namespace: the query holds a required clause on the namespace's token (+search_ns:<token>^0), so the index returns only the caller's memories (fetched counts them: fewer than k proves every match was asked for); beside them, when $browser_k > 0 (the namespace may hold memories without search_ns), the browser query's answer (memories typed into Neo4j Browser, no search_ns; other namespaces' too, by the analysed raw namespace) is checked for the caller's; kinds, system time, valid time and visibility are filtered after; visible and unrecognized apart.
 // mode: read
 // returns: one
 // :param index_name => 'memory_content'
@@ -16,6 +16,7 @@
 CALL db.index.fulltext.queryNodes($index_name, $query, {limit: $k}) YIELD node, score
 WITH collect({node: node, score: score}) AS raw
 CALL () {
+  WITH 1 AS one WHERE $browser_k > 0
   CALL db.index.fulltext.queryNodes($index_name, $browser_query, {limit: $browser_k}) YIELD node, score
   RETURN collect({node: node, score: score}) AS typed
 }

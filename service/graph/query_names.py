@@ -75,6 +75,7 @@ class QueryName(StrEnum):
     REASONING_LIST_LINEAGE_TRACES = "reasoning/list_lineage_traces"
     RETRIEVAL_LIST_HITS = "retrieval/list_hits"
     RETRIEVAL_NAMESPACE_STATISTICS = "retrieval/namespace_statistics"
+    RETRIEVAL_NAMESPACE_TYPED = "retrieval/namespace_typed"
     RETRIEVAL_SEARCH_FULLTEXT_IN_NAMESPACE = "retrieval/search_fulltext_in_namespace"
     RETRIEVAL_SEARCH_FULLTEXT_LISTS_IN_NAMESPACE = "retrieval/search_fulltext_lists_in_namespace"
     RETRIEVAL_SEARCH_NAMESPACE_EXACT = "retrieval/search_namespace_exact"

@@ -35,8 +35,8 @@ def test_invalid_settings_exit_2_with_the_variable_named(
     finally:
         get_settings.cache_clear()
     assert result.exit_code == 2, result.output
-    lines = result.stderr.strip().splitlines()
-    assert sorted(lines) == [
+    errors = result.stderr.strip().splitlines()
+    assert sorted(errors) == [
         "invalid setting RATIONALE_EMBEDDING_THREADS: "
         "Input should be greater than or equal to 0 (given '-1')",
         "invalid setting RATIONALE_RETRIEVAL_VECTOR_DEPTH: "

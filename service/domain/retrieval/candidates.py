@@ -23,6 +23,7 @@ from service.domain.retrieval.models import (
 )
 from service.domain.retrieval.statistics import NamespaceStatistics, StatisticsCache
 from service.domain.retrieval.traces import only_traces
+from service.domain.retrieval.typed import TypedCache
 from service.graph.query_names import QueryName
 from service.graph.repository import Tx, packed_vector
 
@@ -38,7 +39,7 @@ RAW_PER_CANDIDATE = 10
 #: first round, so that a small namespace is asked for all its matches at once.
 STATISTICS_WAIT_S = 0.003
 #: Matches of `lucene.browser_query` (memories typed into Neo4j Browser) read per recall, to
-#: report them as unrecognized.
+#: report them as unrecognized; not asked in a namespace checked clean (`typed.TypedCache`).
 BROWSER_DEPTH = 20
 #: Every kind: the vector index filter takes `m.kind IN $kinds` (a SEARCH filter has no `OR`).
 ALL_KINDS = sorted(str(k) for k in Kind)
@@ -99,6 +100,7 @@ class CandidateFinder:
         self._seen: set[str] = set()
         self._seen_lock = threading.Lock()
         self.statistics = StatisticsCache(config.fulltext_index)
+        self.typed = TypedCache()
 
     def asks_tasks(self, query: RetrievalQuery) -> bool:
         """Return True when `vector` merges in the task index's traces for this query.
@@ -259,7 +261,7 @@ class CandidateFinder:
             params["query"] = namespace_query(namespace, lucene)
             params |= {
                 "browser_query": browser_query(namespace, lucene),
-                "browser_k": BROWSER_DEPTH,
+                "browser_k": 0 if self.typed.clean(namespace) else BROWSER_DEPTH,
             }
             name, ks = QueryName.RETRIEVAL_SEARCH_FULLTEXT_IN_NAMESPACE, (depth,)
         else:

@@ -174,6 +174,10 @@ class RetrievalService:
                 self.graph.read,
                 lambda tx: self.candidates.fulltext(tx, namespace, query, lucene, statistics),
             )
+            if self.candidates.typed.due(namespace):
+                # Whether the namespace holds memories typed into Neo4j Browser: until it is
+                # checked clean, the fulltext side also runs the browser query (`typed`).
+                self._lexical.submit(self.candidates.typed.check, self.graph, namespace)
         with metrics.recall_stage(read, "embed"):
             embedding = self.embedder.encode([query.text])[0]
         # Fused candidates are read back a chunk at a time before grouping; collapsed
