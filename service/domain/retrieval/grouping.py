@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from service.domain.models import Kind
 from service.domain.retrieval.models import Ranked
@@ -45,8 +46,13 @@ class Entry:
         return Entry(self.ranked, self.memory, self.has_reasoning, self.produced)
 
 
+@lru_cache(maxsize=65536)
 def numbers(text: str) -> tuple[str, ...]:
-    """Return the numbers a text states, in order ("deploy 3" and "deploy 4" are two facts)."""
+    """Return the numbers a text states, in order ("deploy 3" and "deploy 4" are two facts).
+
+    Cached like `text.shingles`: `group` compares each candidate with every group before it,
+    so one recall asked this about 300 times for its 20 texts (cProfile, 10k tenant).
+    """
     return tuple(_NUMBER.findall(text))
 
 
