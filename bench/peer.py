@@ -47,7 +47,7 @@ from bench.common import RESULTS, loadavg, machine, summary
 from bench.report import write_json
 from bench.service_process import ServiceProcess
 from bench.traces import TRACES, TraceCase, queries, trace
-from service.container import Services, build_services
+from service.container import Services, build_services, freeze_heap
 from service.domain.retrieval import RetrievalRequest
 from service.embeddings import resolve_model_path
 from service.settings import Settings
@@ -170,6 +170,7 @@ async def compare(
             if case.index % 100 == 99:
                 console.print(f"  wrote {case.index + 1} traces to each (load {loadavg()[0]})")
         qs = queries(cases)
+        freeze_heap()  # as `rationale serve` does once built; the peer's client is frozen too
         hits: dict[str, list[int]] = {"rationale": [], "rationale_inproc": [], "peer": []}
         for name in ("rationale_http", "rationale_inproc", "peer_read"):
             samples[name] = []

@@ -75,7 +75,7 @@ from bench.common import bench_graph, memory_row, summary
 from bench.corpus import questions, stored, synthetic
 from bench.encoders import ENCODERS, best_encode, floor_encoders
 from bench.scale_run import Interleaved, PrecomputedEmbedder, global_memories
-from service.container import Services
+from service.container import Services, freeze_heap
 from service.domain.models import Writer
 from service.domain.retrieval import RetrievalRequest, RetrievalService, lucene_query
 from service.graph.query_names import DevQueryName
@@ -279,6 +279,8 @@ def measure(
             return r
 
         probes["http_recall"] = http_recall
+    # As a serving process does once built (`freeze_heap`): the floor's encoders are built now.
+    freeze_heap()
     runs = Interleaved()
     runs.run(rounds, probes, warmup=3)
     s = {name: summary(v) for name, v in runs.samples.items()}

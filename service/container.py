@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import sys
 from dataclasses import dataclass, field
@@ -71,12 +72,29 @@ def quality_thresholds(settings: Settings) -> QualityThresholds:
     )
 
 
+def freeze_heap() -> None:
+    """Collect once, then exempt every object alive from later collections (`gc.freeze`).
+
+    What a process holds after start-up (the model, its tokenizer, ~500k objects of imported
+    modules) lives as long as the process, yet each full pass of the cyclic collector walked all
+    of it: 321 ms a pass here, about one pass every 400 recalls, so one recall in 400 took
+    ~350 ms (in-process recall at 10k, 400 rounds: max 356 against 122 ms frozen, p99 87 against
+    74 ms). Frozen objects are never collected; what is allocated afterwards is, as before.
+    Technique: the `gc.freeze` documentation (CPython 3.7+) and Instagram's "Dismissing Python
+    Garbage Collection at Instagram" (2017). Call it again after building more long-lived
+    objects.
+    """
+    gc.collect()
+    gc.freeze()
+
+
 def build_services(settings: Settings, embedder: Embedder | None = None) -> Services:
     """Connect, validate the Cypher files, apply the schema, load the model, wire the services.
 
-    Loading the model (no `embedder` given) also sets two process-wide knobs of a serving
+    Loading the model (no `embedder` given) also sets three process-wide knobs of a serving
     process: glibc's mmap threshold and the GIL switch interval (`malloc_mmap_threshold_bytes`,
-    `gil_switch_interval_s`).
+    `gil_switch_interval_s`), and, once everything is built, a frozen start-up heap
+    (`freeze_heap`).
 
     Args:
         settings: the process settings.
@@ -100,6 +118,7 @@ def build_services(settings: Settings, embedder: Embedder | None = None) -> Serv
             probe_interval_s=settings.neo4j_probe_interval_s,
             retry_time_s=settings.neo4j_retry_time_s,
         )
+        serving = embedder is None
         if embedder is None:
             if settings.malloc_mmap_threshold_bytes:
                 pin_mmap_threshold(settings.malloc_mmap_threshold_bytes)
@@ -126,7 +145,7 @@ def build_services(settings: Settings, embedder: Embedder | None = None) -> Serv
     reasoning = ReasoningService(
         graph, memories, policy, quality_thresholds(settings), settings.max_steps
     )
-    return Services(
+    services = Services(
         settings=settings,
         graph=graph,
         embedder=embedder,
@@ -152,3 +171,6 @@ def build_services(settings: Settings, embedder: Embedder | None = None) -> Serv
         ),
         ready={"model": True},
     )
+    if serving:
+        freeze_heap()
+    return services
