@@ -102,7 +102,8 @@ def tenancy_markdown(results: list[dict[str, Any]]) -> list[str]:
         "database (other tenants: filler with synthetic text and random unit vectors); floor = "
         "the fastest of ONNX Runtime and PyTorch with 1 and 2 intra-op threads for one query "
         "encode + one filtered vector `SEARCH` (k = recall's candidate depth), p50 with p50s "
-        "and p95 with p95s; interleaved rounds. All figures ms.",
+        "and p95 with p95s; interleaved rounds, each probe started 20 ms after the previous "
+        "one ended (`scale_run.SETTLE_S`). All figures ms.",
         "",
         "| database | n | encode p50: onnx 1t / onnx 2t / torch 1t / torch 2t | fastest encode p50 / p95 | SEARCH p50 / p95 | floor p50 / p95 | fulltext p50 | recall in-process p50 / p95 | POST /v1/recall p50 / p95 | p95 / floor p95 | rest p50 |",
         "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|",

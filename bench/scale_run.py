@@ -61,6 +61,12 @@ class PrecomputedEmbedder:
         return [self.vectors[t] for t in texts]
 
 
+#: Seconds between two timed probes (`Interleaved.run`): the intra-op threads of a 2-thread
+#: encode (ONNX Runtime's and PyTorch's OpenMP pool) spin on after it returns, so the probe right
+#: after it ran on a machine one core short (in the service process too, for POST /v1/recall).
+SETTLE_S = 0.02
+
+
 class Interleaved:
     """Interleaved probes: round i calls every probe once with i, so all share the machine's load.
 
@@ -76,8 +82,17 @@ class Interleaved:
     def __init__(self) -> None:
         self.samples: dict[str, list[float]] = {}
 
-    def run(self, rounds: int, probes: dict[str, Callable[[int], object]], warmup: int = 2) -> None:
-        """Call each probe `warmup` times untimed (inputs -1, -2, ...), then `rounds` rounds."""
+    def run(
+        self,
+        rounds: int,
+        probes: dict[str, Callable[[int], object]],
+        warmup: int = 2,
+        settle_s: float = SETTLE_S,
+    ) -> None:
+        """Call each probe `warmup` times untimed (inputs -1, -2, ...), then `rounds` rounds.
+
+        Each timed call starts `settle_s` seconds after the previous one ended, untimed.
+        """
         for w in range(warmup):
             for probe in probes.values():
                 probe(-1 - w)
@@ -85,6 +100,8 @@ class Interleaved:
             order = list(probes.items())
             random.Random(i).shuffle(order)
             for name, probe in order:
+                if settle_s:
+                    time.sleep(settle_s)
                 t0 = time.perf_counter()
                 probe(i)
                 self.samples.setdefault(name, []).append((time.perf_counter() - t0) * 1000.0)
