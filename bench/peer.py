@@ -45,6 +45,7 @@ from rich.table import Table
 
 from bench.common import RESULTS, loadavg, machine, summary
 from bench.report import write_json
+from bench.scale_run import SETTLE_S
 from bench.service_process import ServiceProcess
 from bench.traces import TRACES, TraceCase, queries, trace
 from service.container import Services, build_services, freeze_heap
@@ -203,6 +204,9 @@ async def compare(
         for j, (text, want) in enumerate([*warm, *qs]):
             # The order rotates per query, so no system always runs right after another.
             for sample, hit, probe in probes[j % 3 :] + probes[: j % 3]:
+                # A quiet start for each (`SETTLE_S`): the peer's PyTorch encode leaves its
+                # OpenMP threads spinning, which taxed whichever probe came next.
+                await asyncio.sleep(SETTLE_S)
                 t0 = time.perf_counter()
                 got = await probe(text)
                 ms = (time.perf_counter() - t0) * 1000.0
@@ -262,7 +266,8 @@ def markdown(result: dict[str, Any]) -> str:
     s, h1, h5 = result["samples"], result["hit@1"], result["hit@5"]
     lines = [
         f"Similar-trace retrieval, {result['traces']} generated traces (6-12 steps), "
-        f"{result['queries']} paraphrased tasks, interleaved; load average "
+        f"{result['queries']} paraphrased tasks, interleaved, each read started "
+        f"{SETTLE_S * 1000:.0f} ms after the previous one ended; load average "
         f"{result['loadavg_start']} -> {result['loadavg_end']}; Rationale's indexes unchanged "
         f"by the peer: {result['schema']['rationale_unchanged']}.",
         "",
