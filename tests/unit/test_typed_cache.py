@@ -53,3 +53,26 @@ def test_a_failed_check_releases_its_claim_and_remembers_nothing() -> None:
         cache.check(Answers({}), "down")  # type: ignore[arg-type]
     assert cache.answer("down") is None
     assert cache.due("down")
+
+
+class SlowAnswers(Answers):
+    """A runner whose check takes `seconds` on the cache's clock."""
+
+    def __init__(self, now: list[float], seconds: float) -> None:
+        super().__init__({})
+        self.now = now
+        self.seconds = seconds
+
+    def one(self, name: str, params: dict[str, Any]) -> dict[str, Any]:
+        self.now[0] += self.seconds
+        return super().one(name, params)
+
+
+def test_a_slow_check_is_reused_for_a_hundred_times_its_duration() -> None:
+    now = [0.0]
+    cache = TypedCache(ttl_s=30, clock=lambda: now[0])
+    assert cache.due("big") and cache.check(SlowAnswers(now, 2.5), "big") is False  # type: ignore[arg-type]
+    now[0] += 200  # past ttl_s, within 100 x 2.5 s
+    assert cache.clean("big")
+    now[0] += 60
+    assert cache.answer("big") is None

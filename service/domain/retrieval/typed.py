@@ -11,11 +11,13 @@ quarter of the fulltext statement at 10k memories (8.97 against 11.92 ms p50, 15
 memory without `search_ns` it can find nothing.
 
 `TypedCache` remembers, per namespace, the answer of `retrieval/namespace_typed` ("does any
-memory of it lack `search_ns`?") for `TYPED_TTL_S` seconds. Until a namespace has been checked,
+memory of it lack `search_ns`?") for `TYPED_TTL_S` seconds, longer for a namespace whose check
+is slow (`COST_FACTOR`: at most 1% of a core goes to checking). Until a namespace has been checked,
 and while its answer is yes or stale, recall asks the browser query as before; the check runs on
 a worker thread beside the recall that found it missing. So a memory typed into Browser after
 its namespace was checked clean is found (and reported) from at most `TYPED_TTL_S` seconds
-later; `GET /v1/diagnostics` lists it at once.
+later (an estimated 2.5 s x `COST_FACTOR` = 4 minutes for a namespace of a million memories);
+`GET /v1/diagnostics` lists it at once.
 """
 
 from __future__ import annotations
@@ -30,6 +32,10 @@ from service.graph.repository import Runner
 
 #: Seconds a namespace's answer is reused before it is checked again.
 TYPED_TTL_S = 30.0
+#: An answer is reused for at least this many times the check's own duration: the check reads
+#: every memory of the namespace (25 ms p50 at 10k here), so at 1M memories it would otherwise
+#: take ~8% of a core; this bounds it at 1%.
+COST_FACTOR = 100.0
 #: Most namespaces remembered; the oldest go first.
 MAX_CACHED = 65_536
 
@@ -37,8 +43,10 @@ MAX_CACHED = 65_536
 class TypedCache:
     """Per namespace: may it hold memories without `search_ns`? Thread-safe.
 
+    An answer is reused for `max(ttl_s, COST_FACTOR * the check's duration)` seconds.
+
     Args:
-        ttl_s: seconds an answer is reused.
+        ttl_s: least seconds an answer is reused.
         clock: monotonic seconds (tests pass their own).
     """
 
@@ -88,10 +96,13 @@ class TypedCache:
             True when it holds one (the browser query stays on for it).
         """
         try:
+            started = self.clock()
             row = runner.one(QueryName.RETRIEVAL_NAMESPACE_TYPED, {"namespace": namespace})
             typed = bool(row and row["typed"])
+            now = self.clock()
+            ttl_s = max(self.ttl_s, COST_FACTOR * (now - started))
             with self._lock:
-                self._answers[namespace] = (self.clock() + self.ttl_s, typed)
+                self._answers[namespace] = (now + ttl_s, typed)
                 self._answers.move_to_end(namespace)
                 while len(self._answers) > MAX_CACHED:
                     self._answers.popitem(last=False)
