@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
+from dataclasses import replace
 
 import pytest
 from neo4j import Driver
@@ -94,3 +95,19 @@ def test_a_namespace_with_a_typed_memory_keeps_the_browser_query(
     assert cache.answer(tenant.namespace) is True
     assert not cache.clean(tenant.namespace)
     assert not cache.due(tenant.namespace)  # fresh for ttl_s: not checked again
+
+
+def test_the_word_lists_scoring_never_checks_for_typed_memories(
+    tenant: Tenant, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`word_lists` asks its browser list every time, so the namespace scan would be wasted."""
+    finder = tenant.client.app.state.services.retrieval.candidates  # type: ignore[attr-defined]
+    cache = TypedCache()
+    monkeypatch.setattr(finder, "typed", cache)
+    monkeypatch.setattr(finder, "config", replace(finder.config, lexical_scoring="word_lists"))
+    visible = memory(tenant, "The backup job runs at 02:00 UTC every night", kind="fact")
+    for _ in range(3):
+        assert _recall_ids(tenant) == [visible["memory_id"]]
+    time.sleep(0.2)  # a check submitted beside a recall would have answered by now
+    assert cache.answer(tenant.namespace) is None
+    assert cache.due(tenant.namespace)  # never marked as under way

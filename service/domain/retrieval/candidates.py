@@ -111,6 +111,15 @@ class CandidateFinder:
         historical = query.known_at is not None or query.include_superseded
         return not historical and Kind.REASONING in (query.kinds or ALL_KINDS)
 
+    def typed_check_due(self, namespace: str) -> bool:
+        """Return True when the caller should run `typed.check` for this namespace now.
+
+        Only the `namespace` and `index` scorings read the answer (whether to skip the
+        browser query); `word_lists` always asks its browser list, so it never checks.
+        A True answer marks the check as under way (`TypedCache.due`).
+        """
+        return self.config.lexical_scoring != "word_lists" and self.typed.due(namespace)
+
     def vector(
         self, tx: Tx, namespace: str, query: RetrievalQuery, embedding: list[float]
     ) -> Candidates:

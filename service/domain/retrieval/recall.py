@@ -174,7 +174,7 @@ class RetrievalService:
                 self.graph.read,
                 lambda tx: self.candidates.fulltext(tx, namespace, query, lucene, statistics),
             )
-            if self.candidates.typed.due(namespace):
+            if self.candidates.typed_check_due(namespace):
                 # Whether the namespace holds memories typed into Neo4j Browser: until it is
                 # checked clean, the fulltext side also runs the browser query (`typed`).
                 self._lexical.submit(self.candidates.typed.check, self.graph, namespace)
