@@ -2,32 +2,18 @@
 
 from __future__ import annotations
 
-import json
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from service.api_keys import ApiKey, parse_api_keys
 from service.host_names import LOOPBACK_HOSTS, WILDCARD_BIND_HOSTS, host_entry
-from service.namespaces import NAMESPACE_PATTERN
 from service.origins import check_visibility, default_visibility
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-
-Scope = Literal["read", "write", "ingest", "maintenance"]
-ALL_SCOPES: tuple[Scope, ...] = ("read", "write", "ingest", "maintenance")
-
-
-class ApiKey(BaseModel):
-    """One API key's grant: the namespace it is bound to and the scopes it holds."""
-
-    namespace: str = Field(pattern=NAMESPACE_PATTERN)
-    name: str | None = Field(
-        default=None, max_length=200, description="Actor name for writes with this key."
-    )
-    scopes: list[Scope] = Field(default_factory=lambda: list(ALL_SCOPES))
 
 
 class Settings(BaseSettings):
@@ -383,14 +369,7 @@ class Settings(BaseSettings):
     @field_validator("api_keys", mode="before")
     @classmethod
     def _parse_api_keys(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            if not value.strip():
-                return {}
-            try:
-                return json.loads(value)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"RATIONALE_API_KEYS is not valid JSON: {exc}") from exc
-        return value
+        return parse_api_keys(value)
 
     @field_validator("allowed_hosts")
     @classmethod

@@ -17,9 +17,10 @@ import pytest
 from fastapi.testclient import TestClient
 from neo4j import Driver, GraphDatabase
 
+from service.api_keys import ApiKey
 from service.embeddings import Embedder, FakeEmbedder, SentenceTransformerEmbedder
 from service.main import create_app
-from service.settings import ApiKey, Settings
+from service.settings import Settings
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")

@@ -84,12 +84,14 @@ class AsciiJSONResponse(JSONResponse):
 
 
 def _finite(value: object, depth: int = 0) -> object:
-    """Return `value` made safe to echo: non-finite floats and exceptions as strings, nesting bounded.
+    """Return `value` made safe to echo: non-finite floats and exceptions as strings, size bounded.
 
     A 422 echoes the offending input; `NaN` is not JSON, so strict parsers would reject the
     body, and input nested hundreds of levels deep would take the encoders past Python's
     recursion limit. Containers deeper than `MAX_ECHO_DEPTH` (counted from `value`) become
-    `ECHO_ELIDED`; the recursion itself never goes deeper than that.
+    `ECHO_ELIDED`; the recursion itself never goes deeper than that. A string longer than
+    `MAX_DETAIL_CHARS` (an overlong `content` refused for its length) is cut as
+    `bounded_detail` cuts a message, so the answer does not repeat a megabyte back.
 
     Args:
         value: JSON-like data (dicts, lists, tuples, scalars; other objects pass unchanged).
@@ -98,7 +100,9 @@ def _finite(value: object, depth: int = 0) -> object:
     if isinstance(value, float) and not math.isfinite(value):
         return str(value)
     if isinstance(value, BaseException):  # pydantic's `ctx.error` (encoded as `{}` otherwise)
-        return str(value)
+        return bounded_detail(str(value))
+    if isinstance(value, str):
+        return bounded_detail(value)
     if isinstance(value, dict | list | tuple) and depth >= MAX_ECHO_DEPTH:
         return ECHO_ELIDED
     if isinstance(value, dict):

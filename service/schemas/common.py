@@ -125,9 +125,13 @@ UtcDatetime = Annotated[AwareDatetime, BeforeValidator(_iso_text), AfterValidato
 
 
 class Strict(BaseModel):
-    """Base of request bodies: unknown fields are refused (422), so typos are never ignored."""
+    """Base of request bodies: unknown fields are refused (422), so typos are never ignored.
 
-    model_config = ConfigDict(extra="forbid", use_enum_values=True)
+    Numbers must be finite: Python's JSON parser reads `NaN` and `Infinity`, which would
+    otherwise fail a bound with a misleading message ("less than or equal to 1").
+    """
+
+    model_config = ConfigDict(extra="forbid", use_enum_values=True, allow_inf_nan=False)
 
 
 class ActorRef(BaseModel):

@@ -107,6 +107,34 @@ def test_malformed_json_and_lone_surrogates(tenant: Tenant) -> None:
     assert r.status_code == 422
 
 
+def test_a_422_does_not_echo_an_overlong_field_whole(tenant: Tenant) -> None:
+    r = tenant.post(
+        "/v1/memories", json={"kind": "fact", "content": "The pump", "key": "k" * 200_000}
+    )
+    assert r.status_code == 422 and r.json()["code"] == "input.invalid"
+    echoed = r.json()["detail"][0]["input"]
+    assert echoed.startswith("k" * 1000) and len(echoed) < 1100
+    assert "more characters" in echoed
+    assert len(r.content) < 5000
+
+
+@pytest.mark.parametrize("number", [b"NaN", b"Infinity", b"-Infinity"])
+def test_a_number_that_is_not_finite_is_named_as_such(
+    tenant: Tenant, neo4j_driver: Driver, number: bytes
+) -> None:
+    r = tenant.client.post(
+        "/v1/memories",
+        content=b'{"kind": "fact", "content": "The pump is fine", "confidence": ' + number + b"}",
+        headers={**tenant.headers, "Content-Type": "application/json"},
+    )
+    assert r.status_code == 422 and r.json()["code"] == "input.invalid"
+    assert "finite" in r.json()["detail"][0]["msg"], r.text
+    records, _, _ = neo4j_driver.execute_query(
+        "MATCH (m:Memory {namespace: $ns}) RETURN count(m) AS n", ns=tenant.namespace
+    )
+    assert records[0]["n"] == 0
+
+
 @pytest.mark.parametrize(
     "text",
     [
@@ -266,6 +294,30 @@ def test_patch_needs_if_match_and_refuses_stale(tenant: Tenant) -> None:
     assert [h["content"] for h in hist] == ["Deploys on Fridays", "Deploys on Thursdays"]
     assert hist[0]["system_to"] is not None and hist[1]["system_to"] is None
     assert hist[1]["trigger"] == "friday"  # copied, not lost
+
+
+@pytest.mark.parametrize("header", ["+1", "1_0", "1.0", "0x1", "1 2", '"1', "W/", "9" * 5000])
+def test_if_match_is_a_version_number_in_ascii_digits(tenant: Tenant, header: str) -> None:
+    """`int` would read `+1` as 1 and `1_0` as 10; these are refused and change nothing."""
+    m = create(tenant, content="Backups run at noon", **{"kind": "procedure"}, trigger="noon")
+    r = tenant.patch(
+        f"/v1/memories/{m['memory_id']}", json={"content": "x"}, headers={"If-Match": header}
+    )
+    assert r.status_code == 422, r.text
+    assert r.json()["code"] == "input.invalid"
+    assert tenant.get(f"/v1/memories/{m['memory_id']}").json()["version"] == 1
+
+
+@pytest.mark.parametrize("header", ["1", ' "1" ', 'W/"1"'])
+def test_if_match_takes_the_version_bare_quoted_or_weak(tenant: Tenant, header: str) -> None:
+    m = create(tenant, content="Backups run at dawn", **{"kind": "procedure"}, trigger="dawn")
+    r = tenant.patch(
+        f"/v1/memories/{m['memory_id']}",
+        json={"content": "Backups run at dusk"},
+        headers={"If-Match": header},
+    )
+    assert r.status_code == 200, r.text
+    assert r.json()["version"] == 2
 
 
 def test_two_concurrent_patches_one_wins(tenant: Tenant) -> None:

@@ -18,9 +18,9 @@ import pytest
 from fastapi.testclient import TestClient
 from neo4j import Driver
 
+from service.api_keys import ApiKey
 from service.embeddings import FakeEmbedder
 from service.main import create_app
-from service.settings import ApiKey
 from tests.conftest import make_settings
 
 CITED = 6

@@ -7,10 +7,10 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from service.api_keys import ApiKey
 from service.domain.models import WRITABLE_KINDS, Kind, StepKind, StepStatus
 from service.namespaces import is_namespace
 from service.schemas import MemoryCreate, ProducedIn, RecallRequest, StepIn, TracePublic
-from service.settings import ApiKey
 
 
 def _enum(schema: dict[str, Any], field: str) -> list[str]:

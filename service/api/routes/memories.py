@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict
 from typing import Annotated, Any
 
@@ -39,6 +40,9 @@ router = APIRouter(prefix="/v1/memories", tags=["memories"])
 
 
 #: A write that embeds new content: bad input, size limits, the model.
+#: `If-Match` as a version: digits (at most 19, as 2**63 - 1 has), optionally quoted, optionally weak.
+IF_MATCH = re.compile(r'(?:W/)?("?)([0-9]{1,19})\1')
+
 _CREATE_ERRORS = (InvalidInputError, TooLargeError, EmbeddingError)
 _CREATED_AGAIN: dict[int | str, dict[str, Any]] = {
     200: {
@@ -146,20 +150,30 @@ def update_memory(
     """Write a new version; `If-Match: <version>` is required (409 when stale)."""
     if if_match is None:
         raise InvalidInputError("If-Match: <version> is required")
-    try:
-        expected = int(if_match.strip().strip('"').removeprefix("W/").strip('"'))
-    except ValueError as exc:
-        raise InvalidInputError("If-Match must be the version number you read") from exc
-    if not 1 <= expected <= INT64_MAX:  # versions count from 1: 0 or -1 was never read
-        raise InvalidInputError("If-Match must be the version number you read")
     return asdict(
         services.memories.update(
             user_writer(principal, body.actor),
             memory_id,
-            expected,
+            expected_version(if_match),
             body.model_dump(exclude={"actor"}, exclude_unset=True),
         )
     )
+
+
+def expected_version(if_match: str) -> int:
+    """Return the version an `If-Match` header names: `3`, `"3"` or `W/"3"`, digits only.
+
+    Python's `int` would also take `+3`, `3_0` or full-width digits; a version is written
+    back exactly as it was read, so anything but ASCII digits is a mistake worth a 400.
+
+    Raises:
+        InvalidInputError: not a version number from 1 to 2**63 - 1.
+    """
+    match = IF_MATCH.fullmatch(if_match.strip())
+    expected = int(match.group(2)) if match else 0
+    if not 1 <= expected <= INT64_MAX:  # versions count from 1: 0 was never read
+        raise InvalidInputError("If-Match must be the version number you read")
+    return expected
 
 
 @router.post(

@@ -1,0 +1,58 @@
+"""A compressed request body is a 415 naming the coding, not a 422 about broken JSON."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import pytest
+from neo4j import Driver
+
+from tests.conftest import Tenant
+
+BODY = json.dumps({"kind": "fact", "content": "The pump runs at night"}).encode()
+
+
+def _count(driver: Driver, namespace: str) -> int:
+    records, _, _ = driver.execute_query(
+        "MATCH (m:Memory {namespace: $ns}) RETURN count(m) AS n", ns=namespace
+    )
+    return int(records[0]["n"])
+
+
+@pytest.mark.parametrize("coding", ["gzip", "br", "identity, gzip", "GZIP"])
+def test_a_compressed_body_is_refused_and_stores_nothing(
+    tenant: Tenant, neo4j_driver: Driver, coding: str
+) -> None:
+    r = tenant.client.post(
+        "/v1/memories",
+        content=gzip.compress(BODY),
+        headers={**tenant.headers, "Content-Type": "application/json", "Content-Encoding": coding},
+    )
+    assert r.status_code == 415, r.text
+    assert r.json()["code"] == "input.unsupported_media_type"
+    assert coding.lower() in r.json()["detail"]
+    assert r.headers["Accept-Encoding"] == "identity"
+    assert _count(neo4j_driver, tenant.namespace) == 0
+
+
+def test_identity_is_plain_json(tenant: Tenant) -> None:
+    r = tenant.client.post(
+        "/v1/memories",
+        content=BODY,
+        headers={
+            **tenant.headers,
+            "Content-Type": "application/json",
+            "Content-Encoding": "identity",
+        },
+    )
+    assert r.status_code == 201, r.text
+
+
+def test_without_a_key_the_answer_is_still_401(tenant: Tenant) -> None:
+    r = tenant.client.post(
+        "/v1/memories",
+        content=gzip.compress(BODY),
+        headers={"Content-Type": "application/json", "Content-Encoding": "gzip"},
+    )
+    assert r.status_code == 401, r.text
