@@ -56,3 +56,13 @@ def test_without_a_key_the_answer_is_still_401(tenant: Tenant) -> None:
         headers={"Content-Type": "application/json", "Content-Encoding": "gzip"},
     )
     assert r.status_code == 401, r.text
+
+
+def test_a_request_without_a_body_passes_whatever_it_declares(tenant: Tenant) -> None:
+    created = tenant.post("/v1/memories", json={"kind": "fact", "content": "The fan is quiet"})
+    assert created.status_code == 201, created.text
+    r = tenant.client.get(
+        f"/v1/memories/{created.json()['memory_id']}",
+        headers={**tenant.headers, "Content-Encoding": "gzip"},
+    )
+    assert r.status_code == 200, r.text

@@ -39,10 +39,10 @@ from service.schemas import (
 router = APIRouter(prefix="/v1/memories", tags=["memories"])
 
 
-#: A write that embeds new content: bad input, size limits, the model.
 #: `If-Match` as a version: digits (at most 19, as 2**63 - 1 has), optionally quoted, optionally weak.
 IF_MATCH = re.compile(r'(?:W/)?("?)([0-9]{1,19})\1')
 
+#: A write that embeds new content: bad input, size limits, the model.
 _CREATE_ERRORS = (InvalidInputError, TooLargeError, EmbeddingError)
 _CREATED_AGAIN: dict[int | str, dict[str, Any]] = {
     200: {
@@ -164,7 +164,7 @@ def expected_version(if_match: str) -> int:
     """Return the version an `If-Match` header names: `3`, `"3"` or `W/"3"`, digits only.
 
     Python's `int` would also take `+3`, `3_0` or full-width digits; a version is written
-    back exactly as it was read, so anything but ASCII digits is a mistake worth a 400.
+    back exactly as it was read, so anything but ASCII digits is a mistake (422 `input.invalid`).
 
     Raises:
         InvalidInputError: not a version number from 1 to 2**63 - 1.
