@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import json
-
 from starlette.types import ASGIApp, Receive, Scope, Send
+
+from service.api.asgi import send_json
 
 #: The content coding the service reads (RFC 9110 §8.4.1: `identity` means none).
 IDENTITY = "identity"
@@ -48,19 +48,12 @@ class ContentEncodingMiddleware:
             f"Content-Encoding {codings[:100]!r} is not supported: send the body uncompressed "
             "(Content-Encoding: identity, or no Content-Encoding)"
         )
-        body = json.dumps({"detail": detail, "code": "input.unsupported_media_type"}).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 415,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()),
-                    (b"accept-encoding", IDENTITY.encode()),
-                ],
-            }
+        await send_json(
+            send,
+            415,
+            {"detail": detail, "code": "input.unsupported_media_type"},
+            [(b"accept-encoding", IDENTITY.encode())],
         )
-        await send({"type": "http.response.body", "body": body})
 
 
 def _has_body(headers: list[tuple[bytes, bytes]]) -> bool:

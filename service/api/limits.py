@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
-
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from service.api.asgi import send_json
 
 
 class _TooLarge(HTTPException):
@@ -63,17 +63,8 @@ class BodyLimitMiddleware:
                 await self._refuse(send)
 
     async def _refuse(self, send: Send) -> None:
-        body = json.dumps(
-            {"detail": f"request body over {self.max_bytes} bytes", "code": "input.too_large"}
-        ).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 413,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()),
-                ],
-            }
+        await send_json(
+            send,
+            413,
+            {"detail": f"request body over {self.max_bytes} bytes", "code": "input.too_large"},
         )
-        await send({"type": "http.response.body", "body": body})
