@@ -9,8 +9,8 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from service.api_keys import ApiKey, parse_api_keys
 from service.host_names import LOOPBACK_HOSTS, WILDCARD_BIND_HOSTS, host_entry
+from service.keys import ApiKey, parse_api_keys
 from service.origins import check_visibility, default_visibility
 
 REPO_ROOT = Path(__file__).resolve().parent.parent

@@ -17,8 +17,8 @@ import pytest
 from fastapi.testclient import TestClient
 from neo4j import Driver, GraphDatabase
 
-from service.api_keys import ApiKey
 from service.embeddings import Embedder, FakeEmbedder, SentenceTransformerEmbedder
+from service.keys import ApiKey
 from service.main import create_app
 from service.settings import Settings
 

@@ -6,8 +6,8 @@ import hashlib
 import hmac
 from dataclasses import dataclass
 
-from service.api_keys import ALL_SCOPES
 from service.errors import AuthError, ForbiddenError
+from service.keys import ALL_SCOPES
 from service.settings import Settings
 
 DEV_NAMESPACE = "default"

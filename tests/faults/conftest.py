@@ -21,8 +21,8 @@ from fastapi.testclient import TestClient
 from neo4j import Driver, GraphDatabase
 
 from bench.service_process import free_port
-from service.api_keys import ApiKey
 from service.embeddings import FakeEmbedder
+from service.keys import ApiKey
 from service.main import create_app
 from service.settings import Settings
 from tests.conftest import make_settings

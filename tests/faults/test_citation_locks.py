@@ -18,8 +18,8 @@ import pytest
 from fastapi.testclient import TestClient
 from neo4j import Driver
 
-from service.api_keys import ApiKey
 from service.embeddings import FakeEmbedder
+from service.keys import ApiKey
 from service.main import create_app
 from tests.conftest import make_settings
 

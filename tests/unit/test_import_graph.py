@@ -30,7 +30,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     (
         "service.errors",
         "service.settings",
-        "service.api_keys",
+        "service.keys",
         "service.namespaces",
         "service.origins",
         "service.host_names",

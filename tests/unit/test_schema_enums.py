@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from service.api_keys import ApiKey
 from service.domain.models import WRITABLE_KINDS, Kind, StepKind, StepStatus
+from service.keys import ApiKey
 from service.namespaces import is_namespace
 from service.schemas import MemoryCreate, ProducedIn, RecallRequest, StepIn, TracePublic
 
