@@ -1,4 +1,4 @@
-// Vector candidates among every version of one namespace (as_of/known_at reads, superseded versions), filtered inside the vector index on namespace and kind, then system time, valid time and visibility; visible and unrecognized apart.
+// Vector candidates among every version of one namespace (as_of/known_at reads, superseded versions), filtered inside the vector index on namespace and kind, then system time, valid time and visibility; visible and unrecognized apart. Each hit is a list [uid, memory_id, kind, score, quality_verdict, quality_score, episode, position] (Hit.COLUMNS: the driver decodes lists about twice as fast as maps).
 // mode: read
 // returns: one
 // :param embedding => [i IN range(1, 384) | 0.05103103630798288]
@@ -39,9 +39,8 @@ CALL (raw) {
        AND m.valid_from <= $as_of AND (m.valid_to IS NULL OR m.valid_to > $as_of) AS in_time
   RETURN
     collect(CASE WHEN in_time AND origin IN $origins AND m.uid IS NOT NULL AND m.memory_id IS NOT NULL
-                 THEN {uid: m.uid, memory_id: m.memory_id, kind: m.kind, score: score,
-                       quality_verdict: m.quality_verdict, quality_score: m.quality_score,
-                       episode: m.episode, position: m.position} END) AS hits,
+                 THEN [m.uid, m.memory_id, m.kind, score, m.quality_verdict, m.quality_score,
+                       m.episode, m.position] END) AS hits,
     collect(CASE WHEN (origin IS NULL OR NOT origin IN $recognized) AND coalesce(in_time, true)
                  THEN {memory_id: coalesce(m.memory_id, m.uid), origin: origin} END) AS unrecognized
 }

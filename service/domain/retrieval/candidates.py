@@ -41,6 +41,8 @@ STATISTICS_WAIT_S = 0.003
 #: Matches of `lucene.browser_query` (memories typed into Neo4j Browser) read per recall, to
 #: report them as unrecognized; not asked in a namespace checked clean (`typed.TypedCache`).
 BROWSER_DEPTH = 20
+#: Where a candidate list holds the lexical field (`Hit.COLUMNS`).
+TEXT = Hit.COLUMNS.index("text")
 #: Every kind: the vector index filter takes `m.kind IN $kinds` (a SEARCH filter has no `OR`).
 ALL_KINDS = sorted(str(k) for k in Kind)
 
@@ -171,13 +173,13 @@ class CandidateFinder:
         row = tx.one(name, params)
         assert row is not None
         found = Candidates(
-            hits=_best_first([Hit.from_row(h) for h in row["hits"]]),
+            hits=_best_first([Hit.from_columns(h) for h in row["hits"]]),
             unrecognized=[Unrecognized.from_row(u) for u in row["unrecognized"]],
             rounds=1,
             k=depth,
         )
         if row.get("task_hits"):
-            traces = Candidates(hits=[Hit.from_row(h) for h in row["task_hits"]], k=TASK_DEPTH)
+            traces = Candidates(hits=[Hit.from_columns(h) for h in row["task_hits"]], k=TASK_DEPTH)
             found.hits, found.unrecognized = _with_tasks(found.hits, found.unrecognized, traces)
         if len(found.hits) < query.limit and row["fetched"] >= depth:
             # The filters after SEARCH hid most of a full page: rank the namespace exactly.
@@ -299,7 +301,7 @@ class CandidateFinder:
             found.rounds += 1
             found.k = k
             rows = row["hits"]
-            texts = [h.get("text") or "" for h in rows]
+            texts = [h[TEXT] or "" for h in rows]
             terms = lucene.replace("\\", "")
             if namespace_scoring and rows:
                 if stats is None:
@@ -312,10 +314,10 @@ class CandidateFinder:
             elif self.config.lexical_scoring == "word_lists":
                 scores = local_scores(terms, texts)
             else:
-                scores = [float(h["score"]) for h in rows]
+                scores = [float(h[3]) for h in rows]
             # Only the kept candidates become `Hit`s (a complete round returns up to 10x more).
-            best = sorted(range(len(rows)), key=lambda i: (-scores[i], rows[i]["uid"]))[:depth]
-            found.hits = [Hit.from_row(rows[i], scores[i]) for i in best]
+            best = sorted(range(len(rows)), key=lambda i: (-scores[i], rows[i][0]))[:depth]
+            found.hits = [Hit.from_columns(rows[i], scores[i]) for i in best]
             found.unrecognized = [Unrecognized.from_row(u) for u in row["unrecognized"]]
             if row["fetched"] < k:  # every match of the namespace was a candidate
                 break

@@ -177,6 +177,46 @@ class Hit:
     text: str | None = None
     task_score: float | None = None
 
+    #: The columns of a candidate list (`from_columns`), in order.
+    COLUMNS = (
+        "uid",
+        "memory_id",
+        "kind",
+        "score",
+        "quality_verdict",
+        "quality_score",
+        "episode",
+        "position",
+        "text",
+    )
+
+    @classmethod
+    def from_columns(cls, row: Sequence[Any], score: float | None = None) -> Hit:
+        """Map one candidate list in `COLUMNS` order (the candidate statements' `hits`).
+
+        The statements send a candidate as a list, not a map: the driver decodes a list of
+        values about twice as fast as a map of the same values (measured: 496 fulltext rows,
+        1.8-2.0 against 3.8-3.9 ms a round trip), and the fulltext side reads up to
+        `max_candidates` of them per recall. `text` (the 9th column) is sent by the fulltext
+        statements only.
+
+        Args:
+            row: `[uid, memory_id, kind, score, quality_verdict, quality_score, episode,
+                position]` and optionally `text`.
+            score: replaces the row's score when given.
+        """
+        return cls(
+            uid=row[0],
+            memory_id=row[1],
+            kind=row[2],
+            score=float(row[3]) if score is None else score,
+            quality_verdict=row[4],
+            quality_score=row[5],
+            episode=row[6],
+            position=row[7],
+            text=row[8] if len(row) > 8 else None,
+        )
+
     @classmethod
     def from_row(cls, row: Row, score: float | None = None) -> Hit:
         """Map one candidate row (`{uid, memory_id, kind, score, quality_*, episode, position}`).
