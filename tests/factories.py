@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from service.domain.memories import utcnow
+from service.domain.retrieval.candidates import lucene_query
+from service.domain.retrieval.models import Candidates, RetrievalQuery
 from tests.conftest import Tenant
 
 
@@ -92,3 +95,20 @@ def flaky_test_story(t: Tenant) -> dict[str, Any]:
         "tmpdir": tmpdir,
         "green": green,
     }
+
+
+def fulltext_candidates(
+    services: Any, namespace: str, text: str, read: str = "recall"
+) -> Candidates:
+    """The fulltext candidates of `text` (limit 10, the origins `read` may see)."""
+    query = RetrievalQuery(
+        text=text,
+        limit=10,
+        kinds=None,
+        as_of=utcnow(),
+        known_at=None,
+        origins=services.policy.origins(read),
+    )
+    finder = services.retrieval.candidates
+    lucene = lucene_query(text)
+    return services.graph.read(lambda tx: finder.fulltext(tx, namespace, query, lucene))  # type: ignore[no-any-return]

@@ -76,6 +76,7 @@ class QueryName(StrEnum):
     RETRIEVAL_LIST_HITS = "retrieval/list_hits"
     RETRIEVAL_NAMESPACE_STATISTICS = "retrieval/namespace_statistics"
     RETRIEVAL_NAMESPACE_TYPED = "retrieval/namespace_typed"
+    RETRIEVAL_NAMESPACE_VOCABULARY = "retrieval/namespace_vocabulary"
     RETRIEVAL_SEARCH_FULLTEXT_IN_NAMESPACE = "retrieval/search_fulltext_in_namespace"
     RETRIEVAL_SEARCH_FULLTEXT_LISTS_IN_NAMESPACE = "retrieval/search_fulltext_lists_in_namespace"
     RETRIEVAL_SEARCH_NAMESPACE_EXACT = "retrieval/search_namespace_exact"

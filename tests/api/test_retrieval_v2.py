@@ -15,12 +15,12 @@ from neo4j import Driver
 
 from service.domain.memories import Writer, build_memory_row, utcnow
 from service.domain.retrieval import RetrievalRequest
-from service.domain.retrieval.candidates import lucene_query
-from service.domain.retrieval.models import Candidates, Hit, Ranked, RetrievalQuery
+from service.domain.retrieval.models import Hit, Ranked, RetrievalQuery
 from service.domain.retrieval.traces import trace_page
 from service.graph.schema import apply_schema
 from tests.conftest import Tenant, new_tenant
 from tests.factories import flaky_test_story, memory
+from tests.factories import fulltext_candidates as _fulltext
 
 LOGGER = "service.domain.retrieval"
 
@@ -43,21 +43,6 @@ def node(driver: Driver, memory_id: str) -> dict[str, Any]:
         ).single()
     assert row is not None
     return dict(row["m"])
-
-
-def _fulltext(services: Any, namespace: str, text: str, read: str = "recall") -> Candidates:
-    """The fulltext candidates of `text` (limit 10, the origins `read` may see)."""
-    query = RetrievalQuery(
-        text=text,
-        limit=10,
-        kinds=None,
-        as_of=utcnow(),
-        known_at=None,
-        origins=services.policy.origins(read),
-    )
-    finder = services.retrieval.candidates
-    lucene = lucene_query(text)
-    return services.graph.read(lambda tx: finder.fulltext(tx, namespace, query, lucene))  # type: ignore[no-any-return]
 
 
 def fulltext_ids(t: Tenant, text: str) -> list[str]:

@@ -174,6 +174,11 @@ class RetrievalService:
                 self.graph.read,
                 lambda tx: self.candidates.fulltext(tx, namespace, query, lucene, statistics),
             )
+            if statistics is not None and self.candidates.statistics.vocabulary_due(namespace):
+                # A small namespace's whole vocabulary: its later recalls count no word.
+                self._lexical.submit(
+                    self.candidates.statistics.build_vocabulary, self.graph, namespace
+                )
             if self.candidates.typed_check_due(namespace):
                 # Whether the namespace holds memories typed into Neo4j Browser: until it is
                 # checked clean, the fulltext side also runs the browser query (`typed`).
