@@ -1,6 +1,7 @@
 // BM25 statistics of one namespace in the fulltext index, for namespace-local scoring: how many of its memories the index holds and their mean lexical-field length in characters (when $with_size), and for each word query how many of them match it (document frequency). Every count is restricted to the namespace by the query's required namespace clause, so no other tenant moves it.
 // mode: read
 // returns: one
+// values: plain
 // :param index_name => 'memory_content'
 // :param namespace_query => '+search_ns:ns29303041'
 // :param with_size => true

@@ -1,6 +1,7 @@
 // Fulltext candidates of one namespace: the query holds a required clause on the namespace's token (+search_ns:<token>^0), so the index returns only the caller's memories (fetched counts them: fewer than k proves every match was asked for); beside them, when $browser_k > 0 (the namespace may hold memories without search_ns), the browser query's answer (memories typed into Neo4j Browser, no search_ns; other namespaces' too, by the analysed raw namespace) is checked for the caller's; kinds, system time, valid time and visibility are filtered after; visible and unrecognized apart. Each hit is a list [uid, memory_id, kind, score, quality_verdict, quality_score, episode, position, search_text] (Hit.COLUMNS: the driver decodes lists about twice as fast as maps).
 // mode: read
 // returns: one
+// values: plain
 // :param index_name => 'memory_content'
 // :param k => 100
 // :param query => '+search_ns:ns29303041^0 +search_text:(test_upload fail)'

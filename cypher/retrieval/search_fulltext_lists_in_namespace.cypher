@@ -1,6 +1,7 @@
 // Fulltext candidates of one namespace, one list per query word: each list takes the index's matches (up to k), filters kinds, system time, valid time and visibility, and keeps its per_list shortest (characters of the lexical field, then uid), so which memories a list keeps depends on the namespace's own texts, not on the index's scores; visible and unrecognized apart, each deduplicated over the lists. Each hit is a list [uid, memory_id, kind, score, quality_verdict, quality_score, episode, position, search_text] (Hit.COLUMNS: the driver decodes lists about twice as fast as maps).
 // mode: read
 // returns: one
+// values: plain
 // :param index_name => 'memory_content'
 // :param queries => ['+search_ns:ns29303041^0 +search_text:(upload)', '+search_ns:ns29303041^0 +search_text:(fail)']
 // :param k => 1000

@@ -1,6 +1,7 @@
 // Exact cosine ranking of the visible memories of one namespace (the fallback when the global vector index, over-fetched to its cap, still leaves too few).
 // mode: read
 // returns: many
+// values: plain
 // :param embedding => [i IN range(1, 384) | 0.05103103630798288]
 // :param k => 100
 // :param namespace => 'default'

@@ -1,6 +1,7 @@
 // Vector candidates among every version of one namespace (as_of/known_at reads, superseded versions), filtered inside the vector index on namespace and kind, then system time, valid time and visibility; visible and unrecognized apart. Each hit is a list [uid, memory_id, kind, score, quality_verdict, quality_score, episode, position] (Hit.COLUMNS: the driver decodes lists about twice as fast as maps).
 // mode: read
 // returns: one
+// values: plain
 // :param embedding => [i IN range(1, 384) | 0.05103103630798288]
 // :param namespace => 'default'
 // :param kinds => ['decision', 'fact', 'observation', 'procedure', 'reasoning']

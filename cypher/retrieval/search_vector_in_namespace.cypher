@@ -1,6 +1,7 @@
 // Vector candidates among the current versions of one namespace, filtered inside the vector index (Cypher 25 SEARCH on memory_embedding's filter properties namespace, kind, current), and, when $task_k > 0, the current traces whose task is nearest the query (SEARCH on memory_task_embedding, filtered on namespace and current): one round trip for both; then valid time and visibility; visible and unrecognized apart. Each hit is a list [uid, memory_id, kind, score, quality_verdict, quality_score, episode, position] (Hit.COLUMNS: the driver decodes lists about twice as fast as maps).
 // mode: read
 // returns: one
+// values: plain
 // :param embedding => [i IN range(1, 384) | 0.05103103630798288]
 // :param namespace => 'default'
 // :param kinds => ['decision', 'fact', 'observation', 'procedure', 'reasoning']

@@ -5,6 +5,7 @@ A file is one statement with a `//` header (the idea of aiosql's named queries):
     // One-sentence purpose.
     // mode: read|write|schema
     // returns: none|one|optional|many|scalar
+    // values: plain                       (optional; see `NamedQuery.plain`)
     // :param namespace => 'default'
     MATCH (m:Memory {namespace: $namespace}) ...
 
@@ -27,7 +28,7 @@ Mode = Literal["read", "write", "schema"]
 Returns = Literal["none", "one", "optional", "many", "scalar"]
 
 _PARAM_DECL = re.compile(r"^//\s*:param\s+([A-Za-z_][A-Za-z0-9_]*)\s*=>\s*(.+?)\s*$")
-_KEY = re.compile(r"^//\s*(mode|returns)\s*:\s*(\S+)\s*$")
+_KEY = re.compile(r"^//\s*(mode|returns|values)\s*:\s*(\S+)\s*$")
 _PARAM_USE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 # Strings and comments in one left-to-right scan, so `//` inside a string and `'` inside a
 # comment are both read correctly.
@@ -49,6 +50,11 @@ class NamedQuery:
         params: declared parameter names, equal to those the statement uses.
         examples: `name -> Cypher expression` from the header, for `EXPLAIN` and the Browser.
         text: the whole file (header comments included; Neo4j ignores them).
+        plain: the header says `// values: plain`: the rows hold only strings, numbers,
+            booleans, nulls and lists and maps of them (no node, relationship, path or
+            temporal value), so the repository hands them on as the driver decoded them,
+            without the `to_native` walk (a fulltext answer of 210 hits: 0.2-0.37 ms of
+            Python against 0.003 ms; a complete round returns up to 1,000).
     """
 
     name: str
@@ -58,6 +64,7 @@ class NamedQuery:
     params: frozenset[str]
     examples: dict[str, str]
     text: LiteralString
+    plain: bool = False
 
 
 def strip_code(text: str) -> str:
@@ -102,6 +109,9 @@ def parse_query(name: str, text: str) -> NamedQuery:
         raise CypherFileError(f"{name}: header needs `// mode: read|write|schema`")
     if returns not in ("none", "one", "optional", "many", "scalar"):
         raise CypherFileError(f"{name}: header needs `// returns: none|one|optional|many|scalar`")
+    values = keys.get("values")
+    if values not in (None, "plain"):
+        raise CypherFileError(f"{name}: `// values:` takes only `plain`")
     code = strip_code(text).strip()
     if not code:
         raise CypherFileError(f"{name}: no statement")
@@ -124,6 +134,7 @@ def parse_query(name: str, text: str) -> NamedQuery:
         examples=examples,
         # Repository-controlled text read from our own folder, never user input.
         text=text,  # repository-controlled text, never user input (mypy: LiteralString is str)
+        plain=values == "plain",
     )
 
 

@@ -22,7 +22,7 @@ version, sees that it is stale).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any, TypeVar
@@ -95,6 +95,13 @@ def to_native(value: Any) -> Any:
 def _row(record: neo4j.Record) -> Row:
     """Return one result record as a plain row (`to_native` of its column -> value map)."""
     return {key: to_native(value) for key, value in zip(record.keys(), record, strict=True)}
+
+
+def _rows(query: NamedQuery, records: Iterable[neo4j.Record]) -> list[Row]:
+    """Return a result's records as rows: as decoded for a `plain` query, else by `_row`."""
+    if query.plain:
+        return [dict(zip(record.keys(), record, strict=True)) for record in records]
+    return [_row(r) for r in records]
 
 
 def to_graph(value: Any) -> Any:
@@ -243,7 +250,7 @@ class Tx(Runner):
         """
         query = self._graph.query(name, params)
         result = self._tx.run(query.text, graph_params(params))
-        rows = [_row(r) for r in result]
+        rows = _rows(query, result)
         _check_shape(query, rows)
         return rows
 
@@ -306,14 +313,14 @@ class Graph(Runner):
             if query.mode == "schema":
                 with self.driver.session(database=self.database) as session:
                     result = session.run(Query(query.text), sent)
-                    return [_row(r) for r in result]
+                    return _rows(query, result)
             records, _, _ = self.driver.execute_query(
                 Query(query.text, timeout=self.timeout_s),
                 parameters_=sent,
                 routing_=routing,
                 database_=self.database,
             )
-            return [_row(r) for r in records]
+            return _rows(query, records)
 
         with translate_errors():
             rows = self.availability.call(

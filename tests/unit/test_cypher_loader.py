@@ -103,3 +103,18 @@ def test_dev_queries_stay_out_of_the_production_registry() -> None:
     assert DevQueryName.BENCH_CREATE_MEMORIES in dev
     # The unfiltered load (used by the EXPLAIN-every-file test) still holds them all.
     assert len(QueryRegistry.load(root)) == len(production) + len(dev)
+
+
+def test_values_plain_is_read_from_the_header() -> None:
+    assert parse_query("memory/get", GOOD).plain is False
+    plain = parse_query(
+        "memory/get",
+        GOOD.replace("// returns: optional\n", "// returns: optional\n// values: plain\n"),
+    )
+    assert plain.plain is True
+    with pytest.raises(CypherFileError) as info:
+        parse_query(
+            "bad",
+            GOOD.replace("// returns: optional\n", "// returns: optional\n// values: native\n"),
+        )
+    assert "values" in str(info.value)
