@@ -252,6 +252,13 @@ class Settings(BaseSettings):
         validation_alias="RATIONALE_RETRIEVAL_LEXICAL_COMPLETE",
         description="With lexical_scoring=namespace: while a namespace holds at most this many fulltext matches of a query's words (by its cached counts; capped by max_candidates), the index is asked for all of them, so no other tenant moves the candidates (LoCoMo: top 10 identical with 100k filler for 992 of 997, 907 without; recall p50 +5.6 ms on its 400-700-memory namespaces, similar traces +1.3 ms); 0 keeps Lucene's top lexical_depth.",
     )
+    retrieval_trace_lexical_complete: int = Field(
+        default=0,
+        ge=0,
+        le=20_000,
+        validation_alias="RATIONALE_RETRIEVAL_TRACE_LEXICAL_COMPLETE",
+        description="retrieval_lexical_complete for a page of traces only (kinds: [reasoning], current versions). 0 (default) keeps Lucene's top lexical_depth of the namespace: the page's order is led by the task match, and asking for every match cost Neo4j ~7 ms of CPU a recall (peer bench: 468 matches a query on average) for the same hit@1.",
+    )
     retrieval_fusion: Literal["weighted", "rrf"] = Field(
         default="weighted",
         validation_alias="RATIONALE_RETRIEVAL_FUSION",
