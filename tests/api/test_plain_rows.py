@@ -1,9 +1,10 @@
 """Queries declared `// values: plain` hand their rows on as decoded: they must hold no driver type.
 
-Every plain query a recall, a search and a history search run (vector, task, fulltext, word
-lists, exact scan, namespace statistics and vocabulary, the typed check) is watched while a
-namespace with observations in an episode, keyed facts and a trace with its decision is
-searched; each row must equal its `to_native` conversion and hold only plain Python types.
+Every plain query a recall, a search and a history search run is watched while a namespace
+with observations in an episode, a keyed fact and a trace with its decision is searched, under
+both lexical scorings: the vector, history, fulltext and word-list queries must have run, and
+so may the namespace statistics, vocabulary and typed check (on worker threads); each row must
+equal its `to_native` conversion and hold only plain Python types.
 """
 
 from __future__ import annotations
