@@ -88,6 +88,36 @@ def neo4j_pid() -> int | None:
     return pid if Path(f"/proc/{pid}").exists() else None
 
 
+def jvm_cpu_s(pid: int) -> float | None:
+    """Return the user + system CPU seconds process `pid` has used (/proc/<pid>/stat), or None."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def wait_quiet(
+    pid: int | None, below: float = 0.05, window_s: float = 2.0, timeout_s: float = 300.0
+) -> float:
+    """Wait until process `pid` uses less than `below` of a core over `window_s`; return seconds waited.
+
+    After a bulk load Neo4j keeps merging the vector and fulltext indexes' Lucene segments on
+    background threads for a minute or more; a latency measured then measures the merges too.
+    Returns at once when `pid` is None (no local server to watch); gives up after `timeout_s`.
+    """
+    started = time.perf_counter()
+    if pid is None:
+        return 0.0
+    while time.perf_counter() - started < timeout_s:
+        before = jvm_cpu_s(pid)
+        time.sleep(window_s)
+        after = jvm_cpu_s(pid)
+        if before is None or after is None or (after - before) / window_s < below:
+            break
+    return time.perf_counter() - started
+
+
 def git_commit() -> str:
     """Return the checked-out commit and `+dirty` when the tree has changes (read-only git calls)."""
     try:

@@ -43,7 +43,7 @@ from neo4j import RoutingControl
 from rich.console import Console
 from rich.table import Table
 
-from bench.common import RESULTS, loadavg, machine, summary
+from bench.common import RESULTS, loadavg, machine, neo4j_pid, summary, wait_quiet
 from bench.report import write_json
 from bench.scale_run import SETTLE_S
 from bench.service_process import ServiceProcess
@@ -170,6 +170,10 @@ async def compare(
             samples["peer_write"].append((time.perf_counter() - t0) * 1000.0)
             if case.index % 100 == 99:
                 console.print(f"  wrote {case.index + 1} traces to each (load {loadavg()[0]})")
+        # The writes leave Lucene segment merges running on Neo4j's background threads; the
+        # reads start once the server is quiet, so neither system's reads pay for them.
+        settle_s = wait_quiet(neo4j_pid())
+        console.print(f"  Neo4j quiet (index merges done) after {settle_s:.0f} s")
         qs = queries(cases)
         freeze_heap()  # as `rationale serve` does once built; the peer's client is frozen too
         hits: dict[str, list[int]] = {"rationale": [], "rationale_inproc": [], "peer": []}
@@ -220,6 +224,7 @@ async def compare(
     return {
         "traces": n,
         "queries": len(qs),
+        "settle_s": settle_s,
         "samples": {k: summary(v) for k, v in samples.items()},
         "hit@1": {k: sum(1 for r in v if r == 1) / len(v) for k, v in hits.items()},
         "hit@5": {k: sum(1 for r in v if 1 <= r <= TOP) / len(v) for k, v in hits.items()},

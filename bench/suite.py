@@ -42,7 +42,7 @@ import typer
 from rich.console import Console
 
 from bench import locomo, locomo_service, report, tenancy
-from bench.common import RESULTS, loadavg, machine, torch_threads
+from bench.common import RESULTS, loadavg, machine, neo4j_pid, torch_threads, wait_quiet
 from bench.corpus import ensure_corpus
 from bench.recall import parse_sizes
 from bench.scale import measure_size
@@ -142,6 +142,10 @@ def run(profile: SuiteProfile) -> dict[str, Any]:
                 tick = time.perf_counter()
                 load = tenancy.fill_to_size(services, size, say)
                 phases[f"filler load {size}"] = time.perf_counter() - tick
+                tick = time.perf_counter()
+                load["settle_s"] = wait_quiet(neo4j_pid())
+                say(f"  Neo4j quiet (index merges done) after {load['settle_s']:.0f} s")
+                phases[f"settle {size}"] = time.perf_counter() - tick
                 tick = time.perf_counter()
                 result = tenancy.measure(services, size, profile.rounds, say, http)
                 result["load"] = load
