@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import typer
 
-from bench import batch, locomo_service, peer, precedents, recall, soak, suite, tenancy, threads
+from bench import batch, locomo_service, peer, precedents, soak, suite, tenancy, threads
 
 app = typer.Typer(help="Rationale benchmarks (real Neo4j, real model).", no_args_is_help=True)
 
@@ -23,7 +23,9 @@ def main(
         False, "--quick", help="Run the suite's smoke profile: 10k memories, 1 LoCoMo conversation."
     ),
     full: bool = typer.Option(
-        False, "--full", help="Run the full suite: 10k and 100k memories, all LoCoMo conversations."
+        False,
+        "--full",
+        help="Run the full suite: 10k, 100k and 1M memories, all LoCoMo conversations.",
     ),
 ) -> None:
     """Rationale benchmarks (real Neo4j, real model)."""
@@ -39,7 +41,6 @@ def main(
 
 app.command("batch")(batch.main)
 app.command("precedents")(precedents.main)
-app.command("recall")(recall.main)
 app.command("suite")(suite.main)
 app.command("fill")(tenancy.fill_main)
 app.command("peer")(peer.main)

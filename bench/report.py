@@ -198,16 +198,11 @@ def markdown(record: dict[str, Any]) -> str:
     scale = record["scale"]
     if scale:
         for r in scale:
-            rss, rounds = r["rss"], r["rounds"]
+            rss = r["rss"]
             neo = f", Neo4j {rss['neo4j_peak_mb']:.0f} MiB" if rss["neo4j_peak_mb"] else ""
-            vector_rounds = (
-                f"recall's vector rounds mean {rounds['mean']:.2f} (max k {rounds['max_k']}); "
-                if rounds["mean"] is not None
-                else ""
-            )
             lines.append(
                 f"- {_size(r['size'])}: namespace `{r['namespace']}` {r['stored']} memories, "
-                f"database {r['global_memories']}; {vector_rounds}peak RSS service "
+                f"database {r['global_memories']}; peak RSS service "
                 f"{rss['service_peak_mb']:.0f} MiB{neo}."
             )
         lines.append("")

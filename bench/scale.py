@@ -120,13 +120,13 @@ def measure_size(
     Speed and scale of the real service against the physical floors, at one corpus size per call.
 
     For a size N the namespace `bench_<N>` holds N synthetic memories (built and reused exactly as
-    `scripts/bench recall` does, `bench.corpus.ensure_corpus`). Then, in one run:
+    `bench.corpus.ensure_corpus`). Then, in one run:
 
     Concurrency 1, interleaved (`Interleaved`: round i calls every probe once, so a request and
     its floor are measured in the same minute of a shared machine's load):
         - floors, in this process on its own driver and model: one Bolt `RETURN 1`, one raw
-          `db.index.vector.queryNodes` with a precomputed embedding and recall's first-round k
-          (`limit x vector_overfetch`), one query encode: the fastest of ONNX Runtime and PyTorch
+          filtered vector `SEARCH` of the namespace with a precomputed embedding and recall's
+          vector depth (`retrieval_vector_depth`), one query encode: the fastest of ONNX Runtime and PyTorch
           with 1 and 2 threads (`bench.encoders`); parts: each of those four, the service's own
           embedder as configured, one raw fulltext call;
         - over HTTP against `rationale serve` in its own process (`ServiceProcess`):
@@ -152,7 +152,7 @@ def measure_size(
 
     Returns:
         `{size, namespace, stored, global_memories, build, floors_ms, rows[], writes{}, rss{},
-        rounds{}, seconds}`.
+        seconds}`.
     """
     namespace = f"bench_{size}"
     started = time.perf_counter()
@@ -180,7 +180,7 @@ def measure_size(
     }
     deleted = cleanup(services, namespace)
     say(f"  cleaned up {deleted} nodes written by the load")
-    ws, rounds = writes_c1.samples, reads.rounds
+    ws = writes_c1.samples
     writes = {
         "single_c1_per_s": c1_throughput(ws["http_write"]),
         "single_c8_per_s": batches.writes.throughput,
@@ -206,10 +206,5 @@ def measure_size(
         "rows": rows,
         "writes": writes,
         "rss": rss,
-        "rounds": {
-            "mean": sum(rounds.rounds) / len(rounds.rounds) if rounds.rounds else None,
-            "max_k": max(rounds.ks, default=0),
-            "exact_scans": rounds.exact,
-        },
         "seconds": time.perf_counter() - started,
     }

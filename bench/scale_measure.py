@@ -9,51 +9,40 @@ from typing import Any
 import httpx
 from neo4j import RoutingControl
 
+from bench.common import bench_graph
 from bench.encoders import ENCODERS, best_encode, floor_encoders
 from bench.load import LoadResult, Request, run_load
-from bench.recall import RoundLog, recall_rounds
 from bench.scale_run import LIMIT, LOAD_ACTOR, Interleaved, PrecomputedEmbedder, SizeRun
 from bench.workload import memory_body, trace_body
 from service.domain.memories import Writer
 from service.domain.models import NewMemory
 from service.domain.reasoning import draft_from_body, trace_content
 from service.domain.retrieval import RetrievalRequest, RetrievalService, lucene_query
+from service.graph.query_names import DevQueryName
+from service.graph.repository import packed_vector
 
 
 @dataclass
 class Reads:
-    """The concurrency-1 read rounds: samples per probe, recall's vector rounds, short answers.
+    """The concurrency-1 read rounds: samples per probe and short answers.
 
     Attributes:
-        series: the vector k values replayed raw by `vector_series` (recall's rounds).
         short: `{recall|search: answers with fewer than LIMIT items}`.
     """
 
     samples: Interleaved
-    rounds: RoundLog
     short: dict[str, int]
-    series: list[int]
 
 
-def _vector(run: SizeRun, i: int, k: int, namespace_filter: bool) -> object:
-    settings = run.services.settings
-    params: dict[str, Any] = {
-        "index": settings.vector_index,
-        "k": k,
-        "embedding": run.vectors[run.q_at(i)],
-    }
-    query = (
-        "CALL db.index.vector.queryNodes($index, $k, $embedding) YIELD node, score "
-        "RETURN node.uid AS uid, score"
-    )
-    if namespace_filter:
-        params["ns"] = run.namespace
-        query = (
-            "CALL db.index.vector.queryNodes($index, $k, $embedding) YIELD node, score "
-            "WHERE node.namespace = $ns RETURN count(node) AS n"
-        )
-    return run.services.graph.driver.execute_query(
-        query, params, routing_=RoutingControl.READ, database_=settings.neo4j_database
+def _vector(run: SizeRun, i: int) -> object:
+    """The vector floor: one filtered `SEARCH` of the namespace (as `bench.tenancy` measures it)."""
+    return bench_graph(run.services.graph).run(
+        DevQueryName.BENCH_SEARCH_VECTOR_FLOOR,
+        {
+            "embedding": packed_vector(run.vectors[run.q_at(i)]),
+            "namespace": run.namespace,
+            "k": run.k,
+        },
     )
 
 
@@ -73,7 +62,7 @@ def _fulltext(run: SizeRun, i: int) -> object:
 
 
 def measure_reads(run: SizeRun, say: Callable[[str], None]) -> Reads:
-    """Time the floors, recall and search at concurrency 1, interleaved; then recall's vector rounds.
+    """Time the floors, recall and search at concurrency 1, interleaved.
 
     Args:
         run: the size's shared state.
@@ -108,47 +97,33 @@ def measure_reads(run: SizeRun, say: Callable[[str], None]) -> Reads:
         return call
 
     reads = Interleaved()
-    with recall_rounds(quiet=True) as rounds:
-        reads.run(
-            run.profile.reads[0],
-            {
-                "bolt": run.bolt,
-                "vector": lambda i: _vector(run, i, run.k, namespace_filter=False),
-                "encode": lambda i: services.embedder.encode([run.q_at(i)]),
-                **encoders.probes(run.q_at),
-                "fulltext": lambda i: _fulltext(run, i),
-                "http_recall": http_read("/v1/recall", "recall"),
-                "inproc_recall": lambda i: services.retrieval.recall(
-                    run.namespace, RetrievalRequest(query=run.q_at(i), limit=LIMIT)
-                ),
-                "pre_recall": lambda i: precomputed.recall(
-                    run.namespace, RetrievalRequest(query=run.q_at(i), limit=LIMIT)
-                ),
-                "http_search": http_read("/v1/search", "search"),
-            },
-        )
+    reads.run(
+        run.profile.reads[0],
+        {
+            "bolt": run.bolt,
+            "vector": lambda i: _vector(run, i),
+            "encode": lambda i: services.embedder.encode([run.q_at(i)]),
+            **encoders.probes(run.q_at),
+            "fulltext": lambda i: _fulltext(run, i),
+            "http_recall": http_read("/v1/recall", "recall"),
+            "inproc_recall": lambda i: services.retrieval.recall(
+                run.namespace, RetrievalRequest(query=run.q_at(i), limit=LIMIT)
+            ),
+            "pre_recall": lambda i: precomputed.recall(
+                run.namespace, RetrievalRequest(query=run.q_at(i), limit=LIMIT)
+            ),
+            "http_search": http_read("/v1/search", "search"),
+        },
+    )
     f_bolt, f_vec = reads.p50("bolt"), reads.p50("vector")
     best, f_enc = best_encode(
         {n: {"p50": reads.p50(n)} for n in ENCODERS if n in reads.samples}, "p50"
     )
     say(
-        f"  floors p50: Bolt {f_bolt:.1f} ms, vector {f_vec:.1f} ms, encode {f_enc:.1f} ms "
+        f"  floors p50: Bolt {f_bolt:.1f} ms, vector SEARCH {f_vec:.1f} ms, encode {f_enc:.1f} ms "
         f"({ENCODERS[best]}; as the service {reads.p50('encode'):.1f} ms)"
     )
-    # The vector rounds recall ran (k doubles from the first k up to the largest seen), as raw
-    # calls filtered to the namespace in the server (count only, no rows shipped): how much of
-    # recall's Neo4j time the over-fetch loop alone takes.
-    k = run.k
-    max_k = max(rounds.ks, default=k)
-    series = [k * 2**j for j in range(12) if k * 2**j <= max_k]
-
-    def vector_series(i: int) -> object:
-        for kk in series:
-            _vector(run, i, kk, namespace_filter=True)
-        return None
-
-    reads.run(min(run.profile.reads[0], 30), {"vector_series": vector_series}, warmup=1)
-    return Reads(reads, rounds, short, series)
+    return Reads(reads, short)
 
 
 def measure_writes(run: SizeRun) -> Interleaved:

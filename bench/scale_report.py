@@ -94,7 +94,7 @@ def size_rows(run: SizeRun, measured: Measured) -> list[dict[str, Any]]:
     reads, writes_c1 = measured.reads.samples, measured.writes
     trace_c1, lineage_c1 = measured.traces.samples, measured.lineage
     rs, ws, ts, ls = reads.samples, writes_c1.samples, trace_c1.samples, lineage_c1.samples
-    k, series = run.k, measured.reads.series
+    k = run.k
     backend = getattr(run.services.embedder, "backend", "?")
     threads = run.services.settings.embedding_threads
     short = measured.reads.short
@@ -124,15 +124,11 @@ def size_rows(run: SizeRun, measured: Measured) -> list[dict[str, Any]]:
 
     rows: list[dict[str, Any]] = [
         row("floor: Bolt RETURN 1", 1, rs["bolt"]),
-        row(f"floor: raw vector queryNodes k={k}", 1, rs["vector"], note="precomputed embedding"),
+        row(f"floor: filtered vector SEARCH k={k}", 1, rs["vector"], note="precomputed embedding"),
         row(f"floor: encode one query, fastest: {ENCODERS[best].removeprefix('encode ')}", 1, rs[best], note="the fastest of the four below"),
         *(row(f"part: {label} (one query)", 1, rs[name]) for name, label in ENCODERS.items() if name in rs),
         row(f"part: encode one query as the service ({backend}, threads={threads})", 1, rs["encode"]),
         row(f"part: raw fulltext queryNodes k={k}", 1, rs["fulltext"]),
-        row(
-            "part: recall's vector rounds, raw", 1, rs["vector_series"],
-            note=f"k={series[0]}..{series[-1]}: {len(series)} calls, namespace filter, count only",
-        ),
         c1("POST /v1/recall", rs["http_recall"], recall_floor, shorts(short["recall"])),
         load_row("POST /v1/recall", rr8, floor=recall_floor[0], floor_ms=recall_floor[1], note=shorts(short8["recall"])),
         c1("recall in-process (no HTTP)", rs["inproc_recall"], recall_floor),

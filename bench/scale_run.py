@@ -180,7 +180,7 @@ class SizeRun:
         c1_qs: queries of the concurrency-1 rounds; `c8_qs` those of the batches; `warm_qs`
             the warm-up ones.
         vectors: query text -> its embedding (precomputed once).
-        k: recall's first-round vector k (`LIMIT x vector_overfetch`).
+        k: recall's vector depth (`retrieval_vector_depth`), the floor's `SEARCH` limit.
         threads: the process's torch thread count.
     """
 
@@ -237,7 +237,7 @@ def start_run(
 
     namespace = f"bench_{size}"
     cites = corpus_ids(services, namespace)
-    k = LIMIT * services.settings.vector_overfetch
+    k = services.settings.retrieval_vector_depth
     n1, n8 = profile.reads
     texts = questions(n1 + n8 + 4 * profile.concurrency + 8, seed=size)
     vectors = dict(zip(texts, services.embedder.encode(texts), strict=True))

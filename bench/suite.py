@@ -44,7 +44,6 @@ from rich.console import Console
 from bench import locomo, locomo_service, report, tenancy
 from bench.common import RESULTS, loadavg, machine, neo4j_pid, torch_threads, wait_quiet
 from bench.corpus import ensure_corpus
-from bench.recall import parse_sizes
 from bench.scale import measure_size
 from bench.scale_run import FULL_SCALE, QUICK_SCALE, ScaleProfile
 from bench.service_process import ServiceProcess
@@ -52,6 +51,22 @@ from service.container import build_services
 from service.settings import Settings
 
 console = Console(width=None if sys.stdout.isatty() else 200)
+
+
+def parse_sizes(text: str) -> list[int]:
+    """Parse `10000,100000` (underscores and `k` allowed: `10k,100_000`).
+
+    Raises:
+        typer.BadParameter: an empty list or a size below 1.
+    """
+    out = []
+    for part in text.split(","):
+        part = part.strip().lower().replace("_", "")
+        if part:
+            out.append(int(float(part[:-1]) * 1000) if part.endswith("k") else int(part))
+    if not out or min(out) < 1:
+        raise typer.BadParameter("sizes must be positive integers, e.g. 10000,100000")
+    return out
 
 
 @dataclass(frozen=True)
@@ -218,12 +233,6 @@ def run(profile: SuiteProfile) -> dict[str, Any]:
             console.print(
                 f"peak RSS after {r['size']}: service {rss['service_peak_mb']:.0f} MiB"
                 + (f", Neo4j {rss['neo4j_peak_mb']:.0f} MiB" if rss["neo4j_peak_mb"] else "")
-                + (
-                    f"; recall vector rounds: mean {r['rounds']['mean']:.2f}, "
-                    f"max k {r['rounds']['max_k']}, exact scans {r['rounds']['exact_scans']}"
-                    if r["rounds"]["mean"] is not None
-                    else ""
-                )
             )
     if quality:
         quality.pop("_run", None)

@@ -1,6 +1,6 @@
 """Deterministic request bodies for the load benchmarks: memories to write and traces to record.
 
-Texts reuse the vocabulary of `bench/recall.py` (services, events, causes, ...), so written
+Texts reuse the vocabulary of `bench/corpus.py` (services, events, causes, ...), so written
 memories look like the corpus and recall queries match them. Every body carries a run nonce so
 a re-run never hits the idempotency check (`created: false`) instead of writing.
 """

@@ -212,12 +212,6 @@ class Settings(BaseSettings):
         validation_alias="RATIONALE_METRICS_KEY",
         description="When set, `GET /metrics` requires `Authorization: Bearer <this key>`.",
     )
-    vector_overfetch: int = Field(
-        default=10,
-        ge=1,
-        validation_alias="RATIONALE_VECTOR_OVERFETCH",
-        description="Vector/fulltext candidates fetched per requested item before filtering.",
-    )
     max_candidates: int = Field(
         default=2_000,
         ge=10,

@@ -1,8 +1,8 @@
 """Concurrent traces citing the same memories in different orders do not deadlock.
 
-The soak's only 5xx (README, Soak) were the first traces of a namespace: they all cite the same
-few memories, and a trace write locks each cited memory as it links a step to it. With the
-retry window at 0 (`RATIONALE_NEO4J_RETRY_TIME_S`), a deadlock is a 503 at once instead of a
+The soak's only 5xx (`bench/HISTORY.md`, Soak) were the first traces of a namespace: they all
+cite the same few memories, and a trace write locks each cited memory as it links a step to it.
+With the retry window at 0 (`RATIONALE_NEO4J_RETRY_TIME_S`), a deadlock is a 503 at once instead of a
 retry, so the test sees every one.
 """
 

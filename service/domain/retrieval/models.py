@@ -52,7 +52,6 @@ class RetrievalConfig:
     lexical_scoring: Literal["namespace", "word_lists", "index"] = "namespace"
     lexical_complete: int = 1000
     trace_lexical_complete: int = 0
-    vector_overfetch: int = 10
     max_candidates: int = 2000
     max_query_chars: int = 2000
     duplicate_similarity: float = 0.8
@@ -71,7 +70,6 @@ class RetrievalConfig:
             lexical_scoring=settings.retrieval_lexical_scoring,
             lexical_complete=settings.retrieval_lexical_complete,
             trace_lexical_complete=settings.retrieval_trace_lexical_complete,
-            vector_overfetch=settings.vector_overfetch,
             max_candidates=settings.max_candidates,
             max_query_chars=settings.max_query_chars,
             duplicate_similarity=settings.retrieval_duplicate_similarity,
