@@ -1,4 +1,4 @@
-// Exact cosine ranking of the visible memories of one namespace (the fallback when the global vector index, over-fetched to its cap, still leaves too few).
+// Exact cosine ranking of the visible memories of one namespace (the fallback when the filtered vector SEARCH returned its full depth yet valid time and visibility left fewer than the page's limit).
 // mode: read
 // returns: many
 // values: plain

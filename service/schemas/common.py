@@ -46,7 +46,16 @@ def _json_int(value: Any) -> Any:
     # JSON Schema's integer includes 7.0; a string or a boolean is never a number here.
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise PydanticCustomError("int_type", "Input should be a valid integer")
+    # 1e20 is an integer too: as an int it meets the field's own bounds ("less than or equal
+    # to 100" for a limit), where pydantic would refuse the float as a string too long to parse.
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def _int64(value: int) -> int:
     # Neo4j stores signed 64-bit integers: a larger one would fail in the driver, not here.
+    # Checked after the field's own `ge`/`le`, so a narrower bound is the one an error names.
     if value > INT64_MAX:
         raise PydanticCustomError(
             "less_than_equal", "Input should be less than or equal to {le}", {"le": INT64_MAX}
@@ -118,7 +127,7 @@ JsonObject = Annotated[dict[str, Any], AfterValidator(_checked_json)]
 
 #: A JSON integer (`7` or `7.0`) in the signed 64-bit range Neo4j stores; strings and
 #: booleans are refused, not coerced. A field's own `ge`/`le` narrows the range further.
-JsonInt = Annotated[int, BeforeValidator(_json_int), _Int64Schema()]
+JsonInt = Annotated[int, BeforeValidator(_json_int), AfterValidator(_int64), _Int64Schema()]
 
 #: An ISO 8601 time that must carry an offset; normalised to UTC.
 UtcDatetime = Annotated[AwareDatetime, BeforeValidator(_iso_text), AfterValidator(_utc)]

@@ -74,11 +74,28 @@ def test_the_int64_bounds_themselves_are_accepted(tenant: Tenant) -> None:
     assert tenant.get(f"/v1/memories/{m.json()['memory_id']}").json()["metadata"] == meta
 
 
+@pytest.mark.parametrize("limit", [2**63, 1e20, 101.0])
 @pytest.mark.parametrize("path", ["/v1/recall", "/v1/search"])
-def test_a_huge_limit_is_422(tenant: Tenant, path: str) -> None:
-    r = tenant.post(path, json={"query": "x", "limit": 2**63})
+def test_a_huge_limit_is_422_naming_the_fields_own_bound(
+    tenant: Tenant, path: str, limit: float
+) -> None:
+    """The error names the limit's own maximum (100), not the 64-bit one, for an int or a float."""
+    r = tenant.post(path, json={"query": "x", "limit": limit})
     assert r.status_code == 422, r.text
-    assert r.json()["detail"][0]["loc"] == ["body", "limit"]
+    [error] = r.json()["detail"]
+    assert error["loc"] == ["body", "limit"]
+    assert error["type"] == "less_than_equal"
+    assert error["msg"] == "Input should be less than or equal to 100"
+
+
+def test_a_huge_float_position_names_the_64_bit_bound(tenant: Tenant, neo4j_driver: Driver) -> None:
+    """1e20 is an integer beyond what Neo4j stores: the same 422 as 10**20, nothing written."""
+    r = tenant.post("/v1/memories", json=_episodic(1e20))  # type: ignore[arg-type]
+    assert r.status_code == 422, r.text
+    [error] = r.json()["detail"]
+    assert error["loc"] == ["body", "position"]
+    assert error["msg"] == f"Input should be less than or equal to {INT64_MAX}"
+    assert _count(neo4j_driver, tenant.namespace) == 0
 
 
 def test_a_huge_if_match_is_422(tenant: Tenant) -> None:
