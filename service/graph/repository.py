@@ -22,6 +22,7 @@ version, sees that it is stale).
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -203,6 +204,27 @@ def _retry_constraint_once(attempt: Callable[[], T]) -> T:
         return attempt()
 
 
+#: Neo4j 2026.09 sometimes fails a filtered vector `SEARCH` with an array index error
+#: ("Index 33553859 out of bounds for length 1") while other transactions write and delete in
+#: the same index; the same statement run again answers (seen once in ~100 test recalls under
+#: concurrent writes, never twice in a row).
+_SEARCH_FAULT = re.compile(r"Index -?\d+ out of bounds for length \d+")
+
+
+def _retry_search_fault_once(attempt: Callable[[], T]) -> T:
+    """Run a read `attempt`; when Neo4j's vector `SEARCH` fault (`_SEARCH_FAULT`) fails it, once more.
+
+    The second attempt is a new transaction. A second failure propagates (an internal error).
+    """
+    try:
+        return attempt()
+    except neo4j.exceptions.DatabaseError as exc:
+        if not _SEARCH_FAULT.search(str(exc)):
+            raise
+        log.warning("a read failed with Neo4j's SEARCH index fault, retrying once: %s", exc)
+        return attempt()
+
+
 class Runner:
     """Typed reads shared by `Graph` (own transaction) and `Tx` (inside a unit of work)."""
 
@@ -324,7 +346,9 @@ class Graph(Runner):
 
         with translate_errors():
             rows = self.availability.call(
-                (lambda: _retry_constraint_once(attempt)) if query.mode == "write" else attempt
+                (lambda: _retry_constraint_once(attempt))
+                if query.mode == "write"
+                else (lambda: _retry_search_fault_once(attempt))
             )
         _check_shape(query, rows)
         return rows
@@ -363,7 +387,9 @@ class Graph(Runner):
 
         with translate_errors():
             return self.availability.call(
-                (lambda: _retry_constraint_once(attempt)) if write else attempt
+                (lambda: _retry_constraint_once(attempt))
+                if write
+                else (lambda: _retry_search_fault_once(attempt))
             )
 
     def probe(self) -> None:

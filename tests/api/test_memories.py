@@ -70,6 +70,7 @@ def test_offsets_are_normalised_to_utc(tenant: Tenant) -> None:
         ({"kind": "reasoning", "content": "a"}, 422, "kind"),
         ({"kind": "fact", "content": "   "}, 422, "empty"),
         ({"kind": "fact", "content": "\u200b\ufeff \u2060"}, 422, "empty"),
+        ({"kind": "fact", "content": "\u0001\u0002\u0003\x7f"}, 422, "control"),
         ({"kind": "fact", "content": "a", "subject": "alice"}, 422, "both"),
         ({"kind": "fact", "content": "x" * 40_000}, 413, "limit"),
     ],

@@ -507,6 +507,7 @@ def test_limits_and_sizes(tenant: Tenant, path: str) -> None:
     assert tenant.post(path, json={"query": ""}).status_code == 422
     assert tenant.post(path, json={"query": "   "}).status_code == 422
     assert tenant.post(path, json={"query": "\u200b"}).status_code == 422
+    assert tenant.post(path, json={"query": "\u0001\u0002"}).status_code == 422
     r = tenant.post(path, json={"query": "x", "kinds": []})
     assert r.status_code == 422 and "kinds" in r.text
     r = tenant.post(path, json={"query": "x" * 2001})

@@ -8,13 +8,17 @@ from typing import Any
 
 from service.errors import InvalidInputError, TooLargeError
 
+#: Unicode general categories that show nothing: format and control characters.
+_INVISIBLE = frozenset({"Cf", "Cc"})
+
 
 def _visible(value: str) -> bool:
     """Return whether `value` holds a character neither white space nor invisible.
 
-    Invisible = Unicode category Cf (zero-width space U+200B, joiners, byte-order mark U+FEFF).
+    Invisible = Unicode categories Cf (zero-width space U+200B, joiners, byte-order mark U+FEFF)
+    and Cc (control characters such as U+0001 or DEL, which print nothing).
     """
-    return any(not ch.isspace() and unicodedata.category(ch) != "Cf" for ch in value)
+    return any(not ch.isspace() and unicodedata.category(ch) not in _INVISIBLE for ch in value)
 
 
 def clean_text(value: str, *, field: str, max_chars: int) -> str:
@@ -30,7 +34,7 @@ def clean_text(value: str, *, field: str, max_chars: int) -> str:
 
     Raises:
         InvalidInputError: lone surrogates, NUL characters, or only white space and
-            invisible format characters (e.g. U+200B zero-width space).
+            invisible format or control characters (e.g. U+200B zero-width space, U+0001).
         TooLargeError: more than `max_chars` characters.
     """
     try:
@@ -43,7 +47,8 @@ def clean_text(value: str, *, field: str, max_chars: int) -> str:
         raise InvalidInputError(f"{field}: NUL characters are not allowed")
     if not _visible(value):
         raise InvalidInputError(
-            f"{field}: must not be empty or only white space or invisible format characters"
+            f"{field}: must not be empty or only white space, invisible format or control "
+            "characters"
         )
     value = unicodedata.normalize("NFC", value)
     if len(value) > max_chars:

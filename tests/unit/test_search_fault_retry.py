@@ -1,0 +1,52 @@
+"""A read failed by Neo4j 2026.09's vector SEARCH index fault runs once more; nothing else does."""
+
+from __future__ import annotations
+
+import neo4j.exceptions
+import pytest
+
+from service.graph.repository import _retry_search_fault_once
+
+FAULT = "Index 33553859 out of bounds for length 1"
+
+
+class Attempts:
+    """An attempt that raises the given errors in turn, then answers `"rows"`."""
+
+    def __init__(self, *errors: Exception) -> None:
+        self.errors = list(errors)
+        self.calls = 0
+
+    def __call__(self) -> str:
+        self.calls += 1
+        if self.errors:
+            raise self.errors.pop(0)
+        return "rows"
+
+
+def test_the_search_fault_is_retried_once_and_answers() -> None:
+    attempt = Attempts(neo4j.exceptions.DatabaseError(FAULT))
+    assert _retry_search_fault_once(attempt) == "rows"
+    assert attempt.calls == 2
+
+
+def test_a_second_fault_propagates() -> None:
+    attempt = Attempts(neo4j.exceptions.DatabaseError(FAULT), neo4j.exceptions.DatabaseError(FAULT))
+    with pytest.raises(neo4j.exceptions.DatabaseError):
+        _retry_search_fault_once(attempt)
+    assert attempt.calls == 2
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        neo4j.exceptions.DatabaseError("java.lang.OutOfMemoryError: Java heap space"),
+        neo4j.exceptions.ClientError(FAULT),
+        ValueError(FAULT),
+    ],
+)
+def test_other_errors_are_not_retried(error: Exception) -> None:
+    attempt = Attempts(error)
+    with pytest.raises(type(error)):
+        _retry_search_fault_once(attempt)
+    assert attempt.calls == 1
