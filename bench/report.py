@@ -73,13 +73,12 @@ def tenancy_table(results: list[dict[str, Any]]) -> Table:
         ),
         title_justify="left",
     )
-    cols = ("database", "n", *ENCODERS.values(), "SEARCH", "floor p50 / p95", "fulltext", "recall in-process p50 / p95", "POST /v1/recall p50 / p95", "p95 / floor p95", "rest p50")  # fmt: skip
+    cols = ("database", "n", *ENCODERS.values(), "SEARCH", "floor p50 / p95", "fulltext", "recall in-process p50 / p95", "POST /v1/recall p50 / p95", "p95 / floor p95: in-process, HTTP", "rest p50")  # fmt: skip
     for col in cols:
         t.add_column(col, justify="right")
     for r in results:
         s = r["samples"]
         http = s.get("http_recall")
-        main = "http_recall" if http else "inproc_recall"
         t.add_row(
             f"{_size(r['size'])} ({r['global_memories']})",
             str(s["search"]["n"]),
@@ -89,10 +88,19 @@ def tenancy_table(results: list[dict[str, Any]]) -> Table:
             _ms(s["fulltext"]["p50"]),
             f"{_ms(s['inproc_recall']['p50'])} / {_ms(s['inproc_recall']['p95'])}",
             f"{_ms(http['p50'])} / {_ms(http['p95'])}" if http else "-",
-            f"{r['ratios'][main]['p95']:.2f}x",
+            _ratios(r),
             _ms(r["stages_p50"]["rest (hydration, filters, fusion, Python)"]),
         )
     return t
+
+
+def _ratios(result: dict[str, Any]) -> str:
+    """Return recall's p95 over the floor's p95, in-process and over HTTP (`-` when not run)."""
+    ratios = result["ratios"]
+    return ", ".join(
+        f"{ratios[name]['p95']:.2f}x" if name in ratios else "-"
+        for name in ("inproc_recall", "http_recall")
+    )
 
 
 def tenancy_markdown(results: list[dict[str, Any]]) -> list[str]:
@@ -105,13 +113,12 @@ def tenancy_markdown(results: list[dict[str, Any]]) -> list[str]:
         "and p95 with p95s; interleaved rounds, each probe started 20 ms after the previous "
         "one ended (`scale_run.SETTLE_S`). All figures ms.",
         "",
-        "| database | n | encode p50: onnx 1t / onnx 2t / torch 1t / torch 2t | fastest encode p50 / p95 | SEARCH p50 / p95 | floor p50 / p95 | fulltext p50 | recall in-process p50 / p95 | POST /v1/recall p50 / p95 | p95 / floor p95 | rest p50 |",
+        "| database | n | encode p50: onnx 1t / onnx 2t / torch 1t / torch 2t | fastest encode p50 / p95 | SEARCH p50 / p95 | floor p50 / p95 | fulltext p50 | recall in-process p50 / p95 | POST /v1/recall p50 / p95 | p95 / floor p95: in-process, HTTP | rest p50 |",
         "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in results:
         s = r["samples"]
         http = s.get("http_recall")
-        main = "http_recall" if http else "inproc_recall"
         fastest = f"{ENCODERS[r['best_encode']]} / {ENCODERS[r['best_encode_p95']]}"
         lines.append(
             f"| {_size(r['size'])} ({r['global_memories']}) | {s['search']['n']} "
@@ -120,7 +127,7 @@ def tenancy_markdown(results: list[dict[str, Any]]) -> list[str]:
             f"| {_ms(r['floor']['p50'])} / {_ms(r['floor']['p95'])} | {_ms(s['fulltext']['p50'])} "
             f"| {_ms(s['inproc_recall']['p50'])} / {_ms(s['inproc_recall']['p95'])} "
             + (f"| {_ms(http['p50'])} / {_ms(http['p95'])} " if http else "| - ")
-            + f"| {r['ratios'][main]['p95']:.2f}x "
+            + f"| {_ratios(r)} "
             f"| {_ms(r['stages_p50']['rest (hydration, filters, fusion, Python)'])} |"
         )
     return lines
