@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from neo4j.vector import Vector
 
 from service.domain.memories import build_memory_row
 from service.domain.models import KIND_LABELS, Kind, Writer
@@ -88,7 +89,7 @@ def neo4j_pid() -> int | None:
     return pid if Path(f"/proc/{pid}").exists() else None
 
 
-def jvm_cpu_s(pid: int) -> float | None:
+def process_cpu_s(pid: int) -> float | None:
     """Return the user + system CPU seconds process `pid` has used (/proc/<pid>/stat), or None."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -110,12 +111,27 @@ def wait_quiet(
     if pid is None:
         return 0.0
     while time.perf_counter() - started < timeout_s:
-        before = jvm_cpu_s(pid)
+        before = process_cpu_s(pid)
         time.sleep(window_s)
-        after = jvm_cpu_s(pid)
+        after = process_cpu_s(pid)
         if before is None or after is None or (after - before) / window_s < below:
             break
     return time.perf_counter() - started
+
+
+def search_floor(graph: Graph, embedding: Vector, namespace: str, k: int) -> list[Row]:
+    """Run recall's vector floor: one filtered `SEARCH` of `namespace` for its top `k`.
+
+    Args:
+        graph: a `bench_graph` (the query is dev-only: `cypher/bench/search_vector_floor`).
+        embedding: the query vector, packed once beforehand (`packed_vector`), as recall sends it.
+        namespace: the tenant searched.
+        k: the `SEARCH` limit (recall's `retrieval_vector_depth`).
+    """
+    return graph.run(
+        DevQueryName.BENCH_SEARCH_VECTOR_FLOOR,
+        {"embedding": embedding, "namespace": namespace, "k": k},
+    )
 
 
 def git_commit() -> str:

@@ -124,10 +124,10 @@ def measure_size(
 
     Concurrency 1, interleaved (`Interleaved`: round i calls every probe once, so a request and
     its floor are measured in the same minute of a shared machine's load):
-        - floors, in this process on its own driver and model: one Bolt `RETURN 1`, one raw
-          filtered vector `SEARCH` of the namespace with a precomputed embedding and recall's
-          vector depth (`retrieval_vector_depth`), one query encode: the fastest of ONNX Runtime and PyTorch
-          with 1 and 2 threads (`bench.encoders`); parts: each of those four, the service's own
+        - floors, in this process on its own driver and model: one Bolt `RETURN 1`, one
+          filtered vector `SEARCH` of the namespace (`bench.common.search_floor`) with a
+          precomputed embedding and recall's vector depth (`retrieval_vector_depth`), one query
+          encode: the fastest of ONNX Runtime and PyTorch with 1 and 2 threads (`bench.encoders`); parts: each of those four, the service's own
           embedder as configured, one raw fulltext call;
         - over HTTP against `rationale serve` in its own process (`ServiceProcess`):
           `POST /v1/recall`, `POST /v1/search`, `POST /v1/memories`, `POST /v1/reasoning` with 20-

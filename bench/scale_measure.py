@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 from neo4j import RoutingControl
 
-from bench.common import bench_graph
+from bench.common import bench_graph, search_floor
 from bench.encoders import ENCODERS, best_encode, floor_encoders
 from bench.load import LoadResult, Request, run_load
 from bench.scale_run import LIMIT, LOAD_ACTOR, Interleaved, PrecomputedEmbedder, SizeRun
@@ -18,7 +18,6 @@ from service.domain.memories import Writer
 from service.domain.models import NewMemory
 from service.domain.reasoning import draft_from_body, trace_content
 from service.domain.retrieval import RetrievalRequest, RetrievalService, lucene_query
-from service.graph.query_names import DevQueryName
 from service.graph.repository import packed_vector
 
 
@@ -32,18 +31,6 @@ class Reads:
 
     samples: Interleaved
     short: dict[str, int]
-
-
-def _vector(run: SizeRun, i: int) -> object:
-    """The vector floor: one filtered `SEARCH` of the namespace (as `bench.tenancy` measures it)."""
-    return bench_graph(run.services.graph).run(
-        DevQueryName.BENCH_SEARCH_VECTOR_FLOOR,
-        {
-            "embedding": packed_vector(run.vectors[run.q_at(i)]),
-            "namespace": run.namespace,
-            "k": run.k,
-        },
-    )
 
 
 def _fulltext(run: SizeRun, i: int) -> object:
@@ -71,8 +58,8 @@ def measure_reads(run: SizeRun, say: Callable[[str], None]) -> Reads:
     Returns:
         The samples (probes `bolt`, `vector`, `encode` (the service's embedder as configured),
         the four floor encodes of `bench.encoders.ENCODERS` (ONNX Runtime and PyTorch, 1 and 2
-        threads), `fulltext`, `http_recall`, `inproc_recall`, `pre_recall`, `http_search`,
-        `vector_series`) and recall's rounds.
+        threads), `fulltext`, `http_recall`, `inproc_recall`, `pre_recall`, `http_search`) and
+        the answers short of `LIMIT`.
     """
     services = run.services
     precomputed = RetrievalService(
@@ -85,6 +72,9 @@ def measure_reads(run: SizeRun, say: Callable[[str], None]) -> Reads:
         services.settings.embedding_model, services.settings.embedding_cache_dir
     )
     short = {"recall": 0, "search": 0}
+    # The floor's vectors are packed before the rounds, as `bench.tenancy` does.
+    graph = bench_graph(services.graph)
+    packed = {q: packed_vector(v) for q, v in run.vectors.items()}
 
     def http_read(path: str, op: str) -> Callable[[int], object]:
         def call(i: int) -> object:
@@ -101,7 +91,7 @@ def measure_reads(run: SizeRun, say: Callable[[str], None]) -> Reads:
         run.profile.reads[0],
         {
             "bolt": run.bolt,
-            "vector": lambda i: _vector(run, i),
+            "vector": lambda i: search_floor(graph, packed[run.q_at(i)], run.namespace, run.k),
             "encode": lambda i: services.embedder.encode([run.q_at(i)]),
             **encoders.probes(run.q_at),
             "fulltext": lambda i: _fulltext(run, i),

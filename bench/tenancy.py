@@ -71,7 +71,7 @@ import typer
 from neo4j import RoutingControl
 from neo4j.vector import Vector
 
-from bench.common import bench_graph, memory_row, summary
+from bench.common import bench_graph, memory_row, search_floor, summary
 from bench.corpus import questions, stored, synthetic
 from bench.encoders import ENCODERS, best_encode, floor_encoders
 from bench.scale_run import Interleaved, PrecomputedEmbedder, global_memories
@@ -251,10 +251,7 @@ def measure(
 
     probes: dict[str, Callable[[int], object]] = {
         **encoders.probes(q),
-        "search": lambda i: graph.run(
-            DevQueryName.BENCH_SEARCH_VECTOR_FLOOR,
-            {"embedding": packed[q(i)], "namespace": TENANT, "k": k},
-        ),
+        "search": lambda i: search_floor(graph, packed[q(i)], TENANT, k),
         "fulltext": lambda i: services.graph.driver.execute_query(
             "CALL db.index.fulltext.queryNodes($index, $query, {limit: $k}) "
             "YIELD node, score RETURN node.uid AS uid, score",

@@ -206,8 +206,8 @@ def _retry_constraint_once(attempt: Callable[[], T]) -> T:
 
 #: Neo4j 2026.09 sometimes fails a filtered vector `SEARCH` with an array index error
 #: ("Index 33553859 out of bounds for length 1") while other transactions write and delete in
-#: the same index; the same statement run again answers (seen once in ~100 test recalls under
-#: concurrent writes, never twice in a row).
+#: the same index; the same statement run again answers (seen once while the recall tests ran
+#: in two workers; the same test passed on both reruns).
 _SEARCH_FAULT = re.compile(r"Index -?\d+ out of bounds for length \d+")
 
 
