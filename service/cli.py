@@ -15,6 +15,7 @@ import typer
 
 from service import cli_memory as memory_commands
 from service.cli_settings import cannot_start, settings_or_exit
+from service.cli_settings import show as show_settings
 from service.errors import TooLargeError, UnsupportedFormat
 from service.namespaces import NAMESPACE_RULE, is_namespace
 
@@ -76,6 +77,8 @@ def serve(
     settings = settings.model_copy(update={"host": host, "port": port})
     uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
 
+
+app.command("settings")(show_settings)
 
 maintenance_app = typer.Typer(
     help="Maintenance jobs: they write as origin `maintenance`, actor `job:<name>`.",

@@ -9,7 +9,7 @@ import typer
 from pydantic import SecretStr, ValidationError
 
 from service.errors import RationaleError
-from service.settings import Settings, get_settings
+from service.settings import Settings, get_settings, unknown_variables
 
 #: Exit code of a command whose settings are invalid (as typer's for bad usage).
 BAD_SETTINGS_EXIT = 2
@@ -38,12 +38,13 @@ def describe(error: dict[str, Any], secrets: frozenset[str]) -> str:
     message and shows no value (its input is every setting, passwords included).
     """
     loc = [str(part) for part in error.get("loc", ())]
+    message = str(error["msg"]).removeprefix("Value error, ")
     if not loc:
-        return f"invalid settings: {error['msg']}"
+        return f"invalid settings: {message}"
     name = loc[0]
     shown = len(loc) == 1 and name.upper() not in secrets and "input" in error
     given = f" (given {error['input']!r})" if shown else ""
-    return f"invalid setting {name}: {error['msg']}{given}"
+    return f"invalid setting {name}: {message}{given}"
 
 
 def settings_or_exit() -> Settings:
@@ -53,9 +54,15 @@ def settings_or_exit() -> Settings:
     (`RATIONALE_RETRIEVAL_VECTOR_DEPTH`, ...), with pydantic's reason and, unless it is a
     secret, the value given; instead of a traceback through pydantic-settings.
 
+    A `RATIONALE_*` variable that nothing reads (`unknown_variables`, usually a misspelt
+    setting) is named in a warning line, with the likeliest meant name.
+
     Raises:
         typer.Exit: code `BAD_SETTINGS_EXIT`, after the lines are written.
     """
+    for name, meant in unknown_variables():
+        hint = f"; did you mean {meant}?" if meant else ""
+        typer.echo(f"warning: {name} is not a Rationale setting and is ignored{hint}", err=True)
     try:
         return get_settings()
     except ValidationError as exc:
@@ -63,6 +70,29 @@ def settings_or_exit() -> Settings:
         for error in exc.errors():
             typer.echo(describe(dict(error), secrets), err=True)
         raise typer.Exit(BAD_SETTINGS_EXIT) from None
+
+
+def show(
+    quiet: bool = typer.Option(
+        False, "--quiet", "-q", help="Only check: print nothing when every value is valid."
+    ),
+) -> None:
+    """Check the settings (environment and `.env`) and print the value of each, secrets hidden.
+
+    Exit code 2 with one line per invalid value, as every command (`settings_or_exit`).
+    """
+    settings = settings_or_exit()
+    if quiet:
+        return
+    secrets = _secret_variables()
+    for name, info in Settings.model_fields.items():
+        alias = str(info.validation_alias or name)
+        value = getattr(settings, name)
+        if alias.upper() in secrets and value is not None:
+            shown = f"({len(value)} set)" if isinstance(value, dict) else "(set, hidden)"
+        else:
+            shown = str(value)
+        typer.echo(f"{alias}={shown}")
 
 
 def cannot_start(exc: RationaleError) -> NoReturn:

@@ -9,7 +9,7 @@ import uvicorn
 from typer.testing import CliRunner
 
 from service.cli import app
-from service.settings import get_settings
+from service.settings import get_settings, unknown_variables
 
 
 @pytest.mark.parametrize("command", ["serve", "maintenance", "ingest", "remember"])
@@ -51,7 +51,7 @@ def test_invalid_settings_exit_2_with_the_variable_named(
         # A whole-settings check (model_validator): its input is every setting.
         (
             {"NEO4J_PASSWORD": "neo4j"},
-            "invalid settings: Value error, NEO4J_PASSWORD must not be the server default 'neo4j'",
+            "invalid settings: NEO4J_PASSWORD must not be the server default 'neo4j'",
         ),
         # A bad API key map: the key appears in the error's location.
         (
@@ -103,3 +103,64 @@ def test_no_neo4j_is_one_line_and_exit_1(
     assert result.stderr.startswith("cannot start: Neo4j is not reachable at bolt://127.0.0.1:1")
     assert result.stderr.rstrip().endswith("(graph.unavailable)")
     assert "Traceback" not in result.output
+
+
+def test_a_misspelt_setting_is_named_with_the_meant_one(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.chdir(tmp_path)  # no .env here
+    monkeypatch.setenv("RATIONALE_EMBEDING_THREADS", "2")
+    monkeypatch.setenv("RATIONALE_URL", "http://127.0.0.1:8000")  # the client's: known
+    monkeypatch.setenv("RATIONALE_RETRIEVAL_VECTOR_DEPTH", "abc")
+    monkeypatch.setattr(uvicorn, "run", lambda *a, **k: pytest.fail("served with bad settings"))
+    get_settings.cache_clear()
+    try:
+        result = CliRunner().invoke(app, ["serve", "--port", "8123"])
+    finally:
+        get_settings.cache_clear()
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert lines[0] == (
+        "warning: RATIONALE_EMBEDING_THREADS is not a Rationale setting and is ignored; "
+        "did you mean RATIONALE_EMBEDDING_THREADS?"
+    )
+    assert lines[1].startswith("invalid setting RATIONALE_RETRIEVAL_VECTOR_DEPTH")
+    assert "RATIONALE_URL" not in result.stderr
+
+
+def test_unknown_variables_reads_the_environment_and_dot_env(tmp_path: Path) -> None:
+    env_file = tmp_path / ".env"
+    env_file.write_text("RATIONALE_PORTT=8001\nNEO4J_URI=bolt://127.0.0.1:7687\n")
+    environ = {
+        "RATIONALE_PORT": "8001",
+        "RATIONALE_API_KEY": "k",
+        "RATIONALE_SOMETHING_ELSE": "1",
+        "PATH": "/bin",
+    }
+    assert unknown_variables(environ, env_file) == [
+        ("RATIONALE_PORTT", "RATIONALE_PORT"),
+        ("RATIONALE_SOMETHING_ELSE", None),
+    ]
+    assert unknown_variables({"RATIONALE_PORT": "1"}, tmp_path / "missing") == []
+
+
+def test_settings_command_prints_values_but_no_secret(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RATIONALE_API_KEYS", '{"SECRETKEY123": {"namespace": "x"}}')
+    monkeypatch.setenv("NEO4J_PASSWORD", "PASSWORDSECRET")
+    monkeypatch.setenv("RATIONALE_RETRIEVAL_VECTOR_DEPTH", "77")
+    monkeypatch.delenv("RATIONALE_METRICS_KEY", raising=False)
+    get_settings.cache_clear()
+    try:
+        shown = CliRunner().invoke(app, ["settings"])
+        quiet = CliRunner().invoke(app, ["settings", "--quiet"])
+    finally:
+        get_settings.cache_clear()
+    assert shown.exit_code == 0, shown.output
+    lines = shown.stdout.splitlines()
+    assert "RATIONALE_RETRIEVAL_VECTOR_DEPTH=77" in lines
+    assert "NEO4J_PASSWORD=(set, hidden)" in lines
+    assert "RATIONALE_API_KEYS=(1 set)" in lines
+    assert "RATIONALE_METRICS_KEY=None" in lines
+    for secret in ("SECRETKEY123", "PASSWORDSECRET"):
+        assert secret not in shown.output
+    assert (quiet.exit_code, quiet.output) == (0, "")
