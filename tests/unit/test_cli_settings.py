@@ -6,10 +6,19 @@ from pathlib import Path
 
 import pytest
 import uvicorn
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from service.cli import app
 from service.settings import get_settings, unknown_variables
+
+
+def invoke(args: list[str]) -> Result:
+    """Run the command line with settings read afresh from the (patched) environment."""
+    get_settings.cache_clear()
+    try:
+        return CliRunner().invoke(app, args)
+    finally:
+        get_settings.cache_clear()
 
 
 @pytest.mark.parametrize("command", ["serve", "maintenance", "ingest", "remember"])
@@ -29,11 +38,7 @@ def test_invalid_settings_exit_2_with_the_variable_named(
     monkeypatch.setattr(uvicorn, "run", lambda *a, **k: pytest.fail("served with bad settings"))
     monkeypatch.setenv("RATIONALE_RETRIEVAL_VECTOR_DEPTH", "abc")
     monkeypatch.setenv("RATIONALE_EMBEDDING_THREADS", "-1")
-    get_settings.cache_clear()
-    try:
-        result = CliRunner().invoke(app, args)
-    finally:
-        get_settings.cache_clear()
+    result = invoke(args)
     assert result.exit_code == 2, result.output
     errors = result.stderr.strip().splitlines()
     assert sorted(errors) == [
@@ -71,11 +76,7 @@ def test_invalid_settings_never_echo_secrets(
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     monkeypatch.setattr(uvicorn, "run", lambda *a, **k: pytest.fail("served with bad settings"))
-    get_settings.cache_clear()
-    try:
-        result = CliRunner().invoke(app, ["serve", "--port", "8123"])
-    finally:
-        get_settings.cache_clear()
+    result = invoke(["serve", "--port", "8123"])
     assert result.exit_code == 2, result.output
     assert result.stderr.startswith(line), result.stderr
     for secret in ("SECRETKEY123", "METRICSSECRET", "PASSWORDSECRET", "not json"):
@@ -92,11 +93,7 @@ def test_no_neo4j_is_one_line_and_exit_1(
     monkeypatch.setattr(uvicorn, "run", lambda *a, **k: pytest.fail("served without Neo4j"))
     monkeypatch.setenv("NEO4J_URI", "bolt://127.0.0.1:1")  # nothing listens on port 1
     monkeypatch.setenv("RATIONALE_NEO4J_CONNECT_TIMEOUT_S", "2")
-    get_settings.cache_clear()
-    try:
-        result = CliRunner().invoke(app, args)
-    finally:
-        get_settings.cache_clear()
+    result = invoke(args)
     assert result.exit_code == 1, result.output
     # One line, however the driver's message breaks and however narrow the terminal.
     assert result.stderr.count("\n") == 1, result.stderr
@@ -113,11 +110,7 @@ def test_a_misspelt_setting_is_named_with_the_meant_one(
     monkeypatch.setenv("RATIONALE_URL", "http://127.0.0.1:8000")  # the client's: known
     monkeypatch.setenv("RATIONALE_RETRIEVAL_VECTOR_DEPTH", "abc")
     monkeypatch.setattr(uvicorn, "run", lambda *a, **k: pytest.fail("served with bad settings"))
-    get_settings.cache_clear()
-    try:
-        result = CliRunner().invoke(app, ["serve", "--port", "8123"])
-    finally:
-        get_settings.cache_clear()
+    result = invoke(["serve", "--port", "8123"])
     assert result.exit_code == 2, result.output
     lines = result.stderr.strip().splitlines()
     assert lines[0] == (
@@ -149,12 +142,8 @@ def test_settings_command_prints_values_but_no_secret(monkeypatch: pytest.Monkey
     monkeypatch.setenv("NEO4J_PASSWORD", "PASSWORDSECRET")
     monkeypatch.setenv("RATIONALE_RETRIEVAL_VECTOR_DEPTH", "77")
     monkeypatch.delenv("RATIONALE_METRICS_KEY", raising=False)
-    get_settings.cache_clear()
-    try:
-        shown = CliRunner().invoke(app, ["settings"])
-        quiet = CliRunner().invoke(app, ["settings", "--quiet"])
-    finally:
-        get_settings.cache_clear()
+    shown = invoke(["settings"])
+    quiet = invoke(["settings", "--quiet"])
     assert shown.exit_code == 0, shown.output
     lines = shown.stdout.splitlines()
     assert "RATIONALE_RETRIEVAL_VECTOR_DEPTH=77" in lines
