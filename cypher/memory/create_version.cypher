@@ -1,4 +1,4 @@
-// Close the current version $version of a memory in system time and create its successor (episode, position and lexical context carried over).
+// Close the current version $version of a memory in system time and create its successor (episode, position and lexical context carried over); no row when a concurrent writer closed it first.
 // mode: write
 // returns: optional
 // :param namespace => 'default'
@@ -10,8 +10,16 @@
 // :param reason => 'update'
 // :param origin => 'user'
 // :param actor => 'browser'
+// Lock first, then check (as `memory/retract_memory`): a concurrent retract that closed $version
+// commits before this lock is granted, and the check after it sees that close (`system_to` is
+// read only after the lock, so Cypher has no value of it cached from before).
 MATCH (old:Memory {namespace: $namespace, memory_id: $memory_id, version: $version})
-WHERE old.system_to IS NULL
+SET old.write_lock = true
+REMOVE old.write_lock
+// A version that began after $now (a concurrent writer's, committed after this one read the
+// clock) is not closed at $now, which would end it before it began: a conflict too.
+WITH old
+WHERE old.system_to IS NULL AND NOT coalesce(old.system_from > $now, false)
 SET old.system_to = $now, old.current = false
 CREATE (new:Memory:$($label))
 SET new = $props
