@@ -237,3 +237,33 @@ def test_a_retract_racing_an_update_is_never_lost(tenant: Tenant) -> None:
         else:
             assert sorted(codes)[0] == 200 and sorted(codes)[1] != 200, codes
     assert sum(outcomes.values()) == 30
+
+
+def test_concurrent_values_of_one_key_are_all_written_in_order(tenant: Tenant) -> None:
+    """Eight different values of one key at once: every POST lands (none is refused because
+    another value of the key began after it read the clock), one value current, no version
+    that ends before it began."""
+    responses = race(
+        8,
+        lambda i: tenant.post(
+            "/v1/memories",
+            json={
+                "kind": "fact",
+                "content": f"lives in city {i}",
+                "subject": "race-erin",
+                "attribute": "city",
+            },
+        ),
+    )
+    assert [r.status_code for r in responses] == [201] * 8, [r.text for r in responses]
+    current = [
+        r.json()["memory_id"]
+        for r in responses
+        if tenant.get(f"/v1/memories/{r.json()['memory_id']}").json()["valid_to"] is None
+    ]
+    assert len(current) == 1, current
+    for r in responses:
+        for v in tenant.get(f"/v1/memories/{r.json()['memory_id']}/history").json()["items"]:
+            if v["system_to"] is not None:
+                ends, begins = (datetime.fromisoformat(v[f]) for f in ("system_to", "system_from"))
+                assert ends >= begins, v

@@ -11,7 +11,7 @@ from service.api.deps import ReadPrincipal, ServicesDep, WritePrincipal, user_wr
 from service.api.errors import error_responses
 from service.api.idempotent import respond
 from service.domain.models import as_plain
-from service.errors import ConflictError, InvalidInputError, MemoryNotFound
+from service.errors import ConflictError, InvalidInputError, MemoryNotFound, VersionConflict
 from service.schemas import MemoriesPublic, ReasonRequest, UtcDatetime
 from service.schemas.outcomes import ChallengeWithOutcomes, LineageWithOutcomes
 
@@ -61,7 +61,12 @@ def read_lineage(
     "/{memory_id}/challenge",
     response_model=ChallengeWithOutcomes,
     responses=error_responses(
-        InvalidInputError, MemoryNotFound, ConflictError, body=True, idempotent=True
+        InvalidInputError,
+        MemoryNotFound,
+        ConflictError,
+        VersionConflict,
+        body=True,
+        idempotent=True,
     ),
 )
 def challenge_memory(

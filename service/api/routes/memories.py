@@ -205,7 +205,9 @@ def invalidate_memory(
 @router.post(
     "/{memory_id}/retract",
     response_model=MemoryPublic,
-    responses=error_responses(InvalidInputError, MemoryNotFound, body=True, idempotent=True),
+    responses=error_responses(
+        InvalidInputError, MemoryNotFound, VersionConflict, body=True, idempotent=True
+    ),
 )
 def retract_memory(
     memory_id: str,

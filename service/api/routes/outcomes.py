@@ -19,6 +19,7 @@ from service.errors import (
     MissingReference,
     NotADecision,
     TooLargeError,
+    VersionConflict,
 )
 from service.schemas import UtcDatetime
 from service.schemas.outcomes import OutcomeCreate, OutcomeRecorded, OutcomesPublic
@@ -39,6 +40,7 @@ router = APIRouter(prefix="/v1/memories", tags=["outcomes"])
             TooLargeError,
             EmbeddingError,
             ConflictError,
+            VersionConflict,
             body=True,
             idempotent=True,
         ),

@@ -8,7 +8,7 @@ a new value closes the previous value's valid time at its own `valid_from`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from service.domain.memories.keyed import place_keyed_value
@@ -39,6 +39,35 @@ from service.graph.repository import Graph, Tx
 
 #: The documented limit of a lifecycle write's `reason` (invalidate, retract, challenge), in characters.
 MAX_REASON_CHARS = 2000
+
+
+def after_key_values(
+    props: dict[str, Any], now: datetime, values: list[MemoryRecord]
+) -> tuple[dict[str, Any], datetime]:
+    """Return the write's props and system time, moved after the key's values when needed.
+
+    The clock is read before the key's lock is granted (`memory/lock_key`): a concurrent
+    writer of the key that committed meanwhile left a value that began after `now`, and this
+    write would close it before it began (refused by `memory/create_version`). Then the write
+    takes its time anew (at least 1 µs after that value's start): its `system_from`, and its
+    `valid_from` when that was defaulted to the write's time.
+
+    Args:
+        props: the new memory's properties (`new_props`).
+        now: the system time read before the lock (timezone-aware UTC).
+        values: the key's current values, read under the lock.
+
+    Returns:
+        `(props, now)`, unchanged when no value began after `now`.
+    """
+    latest = max((v.system_from for v in values), default=now)
+    if latest <= now:
+        return props, now
+    later = max(utcnow(), latest + timedelta(microseconds=1))
+    moved = {**props, "system_from": later}
+    if props["valid_from"] == now:
+        moved["valid_from"] = later
+    return moved, later
 
 
 class MemoryService(MemoryVersions):
@@ -178,6 +207,7 @@ class MemoryService(MemoryVersions):
         corrected: list[MemoryRecord] = []
         if keyed:
             values = tx.memories(QueryName.MEMORY_GET_KEY_CURRENT, key)
+            props, now = after_key_values(props, now, values)
             props, previous, corrected = place_keyed_value(props, values)
         created = tx.memory(
             QueryName.MEMORY_CREATE_MEMORY,
