@@ -44,7 +44,7 @@ def _is_loopback(host: str) -> bool:
 @app.command()
 def serve(
     host: str = typer.Option(None, help="Bind address (default RATIONALE_HOST or 127.0.0.1)."),
-    port: int = typer.Option(None, help="Port (default RATIONALE_PORT or 8000)."),
+    port: int = typer.Option(None, min=1, max=65535, help="Port (default RATIONALE_PORT or 8000)."),
 ) -> None:
     """Serve the REST API (docs at /docs)."""
     import uvicorn

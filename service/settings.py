@@ -66,7 +66,9 @@ class Settings(BaseSettings):
     host: str = Field(
         default="127.0.0.1", validation_alias="RATIONALE_HOST", description="Bind address."
     )
-    port: int = Field(default=8000, validation_alias="RATIONALE_PORT", description="Bind port.")
+    port: int = Field(
+        default=8000, ge=1, le=65535, validation_alias="RATIONALE_PORT", description="Bind port."
+    )
     dev_bind_any: bool = Field(
         default=False,
         validation_alias="RATIONALE_DEV_BIND_ANY",

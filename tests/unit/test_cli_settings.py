@@ -38,12 +38,14 @@ def test_invalid_settings_exit_2_with_the_variable_named(
     monkeypatch.setattr(uvicorn, "run", lambda *a, **k: pytest.fail("served with bad settings"))
     monkeypatch.setenv("RATIONALE_RETRIEVAL_VECTOR_DEPTH", "abc")
     monkeypatch.setenv("RATIONALE_EMBEDDING_THREADS", "-1")
+    monkeypatch.setenv("RATIONALE_PORT", "99999")
     result = invoke(args)
     assert result.exit_code == 2, result.output
     errors = result.stderr.strip().splitlines()
     assert sorted(errors) == [
         "invalid setting RATIONALE_EMBEDDING_THREADS: "
         "Input should be greater than or equal to 0 (given '-1')",
+        "invalid setting RATIONALE_PORT: Input should be less than or equal to 65535 (given '99999')",
         "invalid setting RATIONALE_RETRIEVAL_VECTOR_DEPTH: "
         "Input should be a valid integer, unable to parse string as an integer (given 'abc')",
     ]

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from service.domain.ingestion.formats import detect, parse, parse_document
+from service.domain.ingestion.formats.redact import redact
 from service.domain.ingestion.formats.session import (
     MAX_SESSION_ACTION_CHARS,
     MAX_SESSION_OBSERVATION_CHARS,
@@ -371,3 +372,27 @@ def test_unknown_structure_falls_back_to_text_with_a_warning() -> None:
     doc = parse_document("Just some notes.\n\nNothing structured here.", "auto", "notes.md")
     assert doc.format == "text"
     assert doc.warnings == ("ingest.fallback_to_text",)
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        # A value before a sentence's full stop is redacted whole (its last character leaked).
+        ("secret: hunter2hunter2. Rotate it.", "secret: [REDACTED:assignment]. Rotate it."),
+        (
+            "The db password=Summer2024. Rotate it.",
+            "The db password=[REDACTED:assignment]. Rotate it.",
+        ),
+        ("password=ab12cd.", "password=[REDACTED:assignment]."),
+        ("api_key: s3cr3tvalue", "api_key: [REDACTED:assignment]"),
+        # Code, not a literal: a member access or a call after the name is left alone.
+        ("apiKey: config.apiKey1", "apiKey: config.apiKey1"),
+        ("password=getPass2(user)", "password=getPass2(user)"),
+        ("secret: env2.value", "secret: env2.value"),
+        ("password=changeme", "password=changeme"),
+    ],
+)
+def test_assignment_values_are_redacted_whole(text: str, kept: str) -> None:
+    redacted, counts = redact(text)
+    assert redacted == kept
+    assert counts.get("assignment", 0) == (kept != text)

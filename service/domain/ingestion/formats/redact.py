@@ -27,12 +27,16 @@ SECRET_PATTERNS: dict[str, re.Pattern[str]] = {
 }
 
 #: ``password=...``-style assignments: the name, then ``=`` or ``:`` (JSON quotes allowed),
-#: then a value of 6 or more characters holding a letter and a digit and no ``.``/``(`` (so code
-#: such as ``apiKey: config.apiKey`` or ``apiKey: 'not-required'`` is left alone).
+#: then a value of 6 or more characters holding a letter and a digit and no ``.``/``(``, not
+#: followed by ``(`` or by ``.`` and a name (so code such as ``apiKey: config.apiKey`` or
+#: ``apiKey: 'not-required'`` is left alone, while a sentence's full stop after a value is not
+#: code). The value is possessive (``{6,}+``): backing off a character to get past the
+#: look-ahead left a secret's last character in the text (``password=Summer2024.`` became
+#: ``password=[REDACTED:assignment]4.``).
 _ASSIGNMENT = re.compile(
     r"(?i)(?<![A-Za-z0-9_])((?:password|passwd|pwd|secret|client_secret|api[_-]?key|"
     r"access[_-]?token|auth[_-]?token|secret[_-]?key)[\"']?\s*[:=]\s*[\"']?)"
-    r"(?![\"'<\[$*{%])([^\s\"'\\,;)}\].(]{6,})(?![.(])"
+    r"(?![\"'<\[$*{%])([^\s\"'\\,;)}\].(]{6,}+)(?!\(|\.[A-Za-z_$(])"
 )
 _PLACEHOLDER = re.compile(
     r"(?i)^(?:x+|\*+|\.+|changeme|example\w*|your\w*|none|null|true|false|redacted\w*)$"
@@ -46,7 +50,8 @@ def redact(text: str) -> tuple[str, Counter[str]]:
     ``github_pat_`` tokens, AWS ``AKIA``/``ASIA`` access key ids, Slack ``xox?-`` tokens,
     Google ``AIza`` keys, JWTs, the token after ``Bearer``) and ``assignment`` (the value of
     ``password=``, ``secret:``, ``api_key=``, ``access_token:`` ... when it is 6+ characters
-    with a letter and a digit, no ``.`` or ``(`` -- code, not a literal --, and not a placeholder).
+    with a letter and a digit, no ``.`` or ``(`` and not followed by a call or a member --
+    code, not a literal --, and not a placeholder).
 
     Args:
         text: any text (JSON as text too: replacements keep it valid).
