@@ -1,11 +1,30 @@
-// The memory versions behind ranked retrieval hits, each with whether a lineage-visible trace PRODUCED any version of it and, for a trace, the memory ids it PRODUCED; the four period bounds as UTC ISO-8601 text (parsed by datetime.fromisoformat: the driver's DateTime hydration in Python cost ~0.1 ms a value, most of this query's time).
+// The memory versions behind ranked retrieval hits (for a read of current versions, a version closed meanwhile read back as its memory's current one), each with whether a lineage-visible trace PRODUCED any version of it and, for a trace, the memory ids it PRODUCED; the four period bounds as UTC ISO-8601 text (parsed by datetime.fromisoformat: the driver's DateTime hydration in Python cost ~0.1 ms a value, most of this query's time).
 // mode: read
 // returns: many
 // :param namespace => 'default'
 // :param uids => ['uid-of-a-memory-version']
 // :param lineage_origins => ['ingestion', 'maintenance', 'user']
+// :param current_at => datetime()
 UNWIND $uids AS uid
-MATCH (m:Memory {namespace: $namespace, uid: uid})
+MATCH (found:Memory {namespace: $namespace, uid: uid})
+// A read of current versions ($current_at: its as_of; null for a history read): a candidate
+// closed since its index answered (an update committed meanwhile) is read back as its memory's
+// current version, or not at all when that is no longer valid at $current_at or the candidate
+// was retracted; while the update's commit is not yet visible in the memory_id index (no
+// current version found, not retracted), as the version found.
+OPTIONAL CALL (found) {
+  WITH found WHERE $current_at IS NOT NULL AND found.system_to IS NOT NULL
+  OPTIONAL MATCH (successor:Memory {namespace: $namespace, memory_id: found.memory_id})
+  WHERE successor.system_to IS NULL
+  RETURN successor, true AS replaced LIMIT 1
+}
+WITH uid, CASE
+       WHEN NOT coalesce(replaced, false) THEN found
+       WHEN successor IS NULL THEN CASE WHEN found.retracted_reason IS NULL THEN found END
+       WHEN successor.valid_from <= $current_at
+            AND (successor.valid_to IS NULL OR successor.valid_to > $current_at) THEN successor
+     END AS m
+WHERE m IS NOT NULL
 CALL (m) {
   OPTIONAL MATCH (t:ReasoningTrace)-[:PRODUCED]->(:Memory {namespace: $namespace, memory_id: m.memory_id})
   WHERE t.namespace = $namespace AND t.created_by_origin IN $lineage_origins
@@ -20,4 +39,4 @@ RETURN m {.*, embedding: null, task_embedding: null, search_ns: null,
           valid_to: CASE WHEN m.valid_to IS :: ZONED DATETIME NOT NULL THEN toString(datetime({datetime: m.valid_to, timezone: 'Z'})) ELSE m.valid_to END,
           system_from: CASE WHEN m.system_from IS :: ZONED DATETIME NOT NULL THEN toString(datetime({datetime: m.system_from, timezone: 'Z'})) ELSE m.system_from END,
           system_to: CASE WHEN m.system_to IS :: ZONED DATETIME NOT NULL THEN toString(datetime({datetime: m.system_to, timezone: 'Z'})) ELSE m.system_to END
-       } AS memory, has_reasoning, produced
+       } AS memory, has_reasoning, produced, uid AS candidate

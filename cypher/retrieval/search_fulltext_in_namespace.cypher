@@ -10,6 +10,7 @@
 // :param namespace => 'deep'
 // :param kinds => null
 // :param as_of => datetime()
+// :param closed_after => datetime()
 // :param known_at => null
 // :param include_superseded => false
 // :param origins => ['ingestion', 'user']
@@ -30,7 +31,7 @@ CALL (raw, typed) {
   WITH m, score, m.created_by_origin AS origin,
        CASE
          WHEN $include_superseded THEN $known_at IS NULL OR m.system_from <= $known_at
-         WHEN $known_at IS NULL THEN m.system_to IS NULL
+         WHEN $known_at IS NULL THEN m.system_to IS NULL OR m.system_to > $closed_after
          ELSE m.system_from <= $known_at AND (m.system_to IS NULL OR m.system_to > $known_at)
        END
        AND m.valid_from <= $as_of AND (m.valid_to IS NULL OR m.valid_to > $as_of) AS in_time

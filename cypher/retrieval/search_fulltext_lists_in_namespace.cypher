@@ -9,6 +9,7 @@
 // :param namespace => 'deep'
 // :param kinds => null
 // :param as_of => datetime()
+// :param closed_after => datetime()
 // :param known_at => null
 // :param include_superseded => false
 // :param origins => ['ingestion', 'user']
@@ -26,7 +27,7 @@ CALL (query) {
       AND m.created_by_origin IN $origins AND m.uid IS NOT NULL AND m.memory_id IS NOT NULL
       AND CASE
             WHEN $include_superseded THEN $known_at IS NULL OR m.system_from <= $known_at
-            WHEN $known_at IS NULL THEN m.system_to IS NULL
+            WHEN $known_at IS NULL THEN m.system_to IS NULL OR m.system_to > $closed_after
             ELSE m.system_from <= $known_at AND (m.system_to IS NULL OR m.system_to > $known_at)
           END
       AND m.valid_from <= $as_of AND (m.valid_to IS NULL OR m.valid_to > $as_of)
@@ -42,7 +43,7 @@ CALL (query) {
       AND ($kinds IS NULL OR m.kind IN $kinds)
       AND coalesce(CASE
             WHEN $include_superseded THEN $known_at IS NULL OR m.system_from <= $known_at
-            WHEN $known_at IS NULL THEN m.system_to IS NULL
+            WHEN $known_at IS NULL THEN m.system_to IS NULL OR m.system_to > $closed_after
             ELSE m.system_from <= $known_at AND (m.system_to IS NULL OR m.system_to > $known_at)
           END
           AND m.valid_from <= $as_of AND (m.valid_to IS NULL OR m.valid_to > $as_of), true)

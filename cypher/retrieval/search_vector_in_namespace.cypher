@@ -1,4 +1,4 @@
-// Vector candidates among the current versions of one namespace, filtered inside the vector index (Cypher 25 SEARCH on memory_embedding's filter properties namespace, kind, current), and, when $task_k > 0, the current traces whose task is nearest the query (SEARCH on memory_task_embedding, filtered on namespace and current): one round trip for both; then valid time and visibility; visible and unrecognized apart. Each hit is a list [uid, memory_id, kind, score, quality_verdict, quality_score, episode, position] (Hit.COLUMNS: the driver decodes lists about twice as fast as maps).
+// Vector candidates among the current versions of one namespace, filtered inside the vector index (Cypher 25 SEARCH on memory_embedding's filter properties namespace, kind, current), and, when $task_k > 0, the current traces whose task is nearest the query (SEARCH on memory_task_embedding, filtered on namespace and current): one round trip for both; then system time (a version closed after $closed_after (shortly before the read began) is kept: an update may have committed while the read ran, and the read-back gives the memory's current version), valid time and visibility; visible and unrecognized apart. Each hit is a list [uid, memory_id, kind, score, quality_verdict, quality_score, episode, position] (Hit.COLUMNS: the driver decodes lists about twice as fast as maps).
 // mode: read
 // returns: one
 // values: plain
@@ -8,6 +8,7 @@
 // :param k => 100
 // :param task_k => 20
 // :param as_of => datetime()
+// :param closed_after => datetime()
 // :param origins => ['ingestion', 'user']
 // :param recognized => ['ingestion', 'maintenance', 'user']
 CYPHER 25
@@ -52,7 +53,7 @@ CALL (raw, task_raw) {
   UNWIND [hit IN raw | hit {.*, task: false}] + [hit IN task_raw | hit {.*, task: true}] AS hit
   WITH hit.m AS m, hit.score AS score, hit.task AS task, hit.m.created_by_origin AS origin
   WITH m, score, task, origin,
-       m.system_to IS NULL AND m.valid_from <= $as_of AND (m.valid_to IS NULL OR m.valid_to > $as_of) AS in_time
+       (m.system_to IS NULL OR m.system_to > $closed_after) AND m.valid_from <= $as_of AND (m.valid_to IS NULL OR m.valid_to > $as_of) AS in_time
   WITH task, in_time AND origin IN $origins AND m.uid IS NOT NULL AND m.memory_id IS NOT NULL AS visible,
        CASE WHEN (origin IS NULL OR NOT origin IN $recognized) AND coalesce(in_time, true)
             THEN {memory_id: coalesce(m.memory_id, m.uid), origin: origin} END AS hidden,

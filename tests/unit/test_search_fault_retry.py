@@ -1,11 +1,11 @@
-"""A read failed by Neo4j 2026.09's vector SEARCH index fault runs once more; nothing else does."""
+"""A read failed by Neo4j 2026.09's vector SEARCH index fault runs again (4 more at most); nothing else does."""
 
 from __future__ import annotations
 
 import neo4j.exceptions
 import pytest
 
-from service.graph.repository import _retry_search_fault_once
+from service.graph.repository import _retry_search_fault
 
 FAULT = "Index 33553859 out of bounds for length 1"
 
@@ -24,17 +24,18 @@ class Attempts:
         return "rows"
 
 
-def test_the_search_fault_is_retried_once_and_answers() -> None:
-    attempt = Attempts(neo4j.exceptions.DatabaseError(FAULT))
-    assert _retry_search_fault_once(attempt) == "rows"
-    assert attempt.calls == 2
+@pytest.mark.parametrize("faults", [1, 2, 4])
+def test_the_search_fault_is_retried_and_answers(faults: int) -> None:
+    attempt = Attempts(*(neo4j.exceptions.DatabaseError(FAULT) for _ in range(faults)))
+    assert _retry_search_fault(attempt) == "rows"
+    assert attempt.calls == faults + 1
 
 
-def test_a_second_fault_propagates() -> None:
-    attempt = Attempts(neo4j.exceptions.DatabaseError(FAULT), neo4j.exceptions.DatabaseError(FAULT))
+def test_a_fifth_fault_propagates() -> None:
+    attempt = Attempts(*(neo4j.exceptions.DatabaseError(FAULT) for _ in range(5)))
     with pytest.raises(neo4j.exceptions.DatabaseError):
-        _retry_search_fault_once(attempt)
-    assert attempt.calls == 2
+        _retry_search_fault(attempt)
+    assert attempt.calls == 5
 
 
 @pytest.mark.parametrize(
@@ -48,5 +49,5 @@ def test_a_second_fault_propagates() -> None:
 def test_other_errors_are_not_retried(error: Exception) -> None:
     attempt = Attempts(error)
     with pytest.raises(type(error)):
-        _retry_search_fault_once(attempt)
+        _retry_search_fault(attempt)
     assert attempt.calls == 1

@@ -169,6 +169,7 @@ class CandidateFinder:
             name = QueryName.RETRIEVAL_SEARCH_VECTOR_HISTORY
         else:
             params["task_k"] = TASK_DEPTH if self.asks_tasks(query) else 0
+            params["closed_after"] = query.closed_after()
             name = QueryName.RETRIEVAL_SEARCH_VECTOR_IN_NAMESPACE
         row = tx.one(name, params)
         assert row is not None

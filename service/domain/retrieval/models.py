@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from service.domain.memories import Memory
@@ -111,6 +111,11 @@ class RetrievalRequest:
     explain: bool = False
 
 
+#: How long before a read began a version's close may be and the version still be a candidate
+#: (`RetrievalQuery.closed_after`): longer than a write transaction takes.
+RECENTLY_CLOSED_S = 10.0
+
+
 @dataclass(frozen=True)
 class RetrievalQuery:
     """One recall or search, after validation.
@@ -124,6 +129,12 @@ class RetrievalQuery:
         origins: the `created_by_origin` values that may come back (from the policy).
         include_superseded: also closed versions (search only).
         explain: say why each item matched.
+        read_at: when the read began (timezone-aware UTC), or None (closed versions are never
+            candidates of a current read). A read of the current versions keeps a version
+            closed shortly before it (`closed_after`): an update may commit while the read
+            runs, each index may then answer with the old version or with neither, and a
+            memory being updated would be missing (a fresh-user trial: 7 of 88 recalls); the
+            read-back gives its current version, once.
     """
 
     text: str
@@ -134,6 +145,20 @@ class RetrievalQuery:
     origins: list[str]
     include_superseded: bool = False
     explain: bool = False
+    read_at: datetime | None = None
+
+    def closed_after(self) -> datetime | None:
+        """Return the instant after which a closed version is still a candidate, or None.
+
+        `read_at - RECENTLY_CLOSED_S` for a read of the current versions: an update's close
+        is stamped with the writer's clock before its transaction commits, so a version the
+        read's indexes met may carry a close a little before `read_at`. The read-back
+        (`retrieval/list_hits`) then gives the memory's current version, or nothing when it
+        was retracted or stopped being valid.
+        """
+        if self.read_at is None or self.known_at is not None:
+            return None
+        return self.read_at - timedelta(seconds=RECENTLY_CLOSED_S)
 
     def filters(self, namespace: str) -> dict[str, Any]:
         """Return the filter parameters every candidate query takes."""
@@ -144,6 +169,7 @@ class RetrievalQuery:
             "known_at": self.known_at,
             "include_superseded": self.include_superseded,
             "origins": self.origins,
+            "closed_after": self.closed_after(),
         }
 
 

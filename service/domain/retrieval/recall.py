@@ -139,11 +139,13 @@ class RetrievalService:
         if requested_origins is not None:
             origins = [o for o in origins if o in set(requested_origins)]
         kinds = request.kinds
+        now = utcnow()
         return RetrievalQuery(
             text=text,
             limit=int(request.limit or 10),
             kinds=sorted({str(k) for k in kinds}) if kinds else None,
-            as_of=request.as_of or utcnow(),
+            as_of=request.as_of or now,
+            read_at=now,
             known_at=request.known_at,
             origins=origins,
             include_superseded=include_superseded,
@@ -208,8 +210,11 @@ class RetrievalService:
                         tx, namespace, ranked, query.limit, utcnow(), self.policy.origins(read)
                     )
                 else:
+                    seen: set[str] = set()
                     for start in range(0, len(ranked), chunk):
-                        entries += self._entries(tx, namespace, ranked[start : start + chunk])
+                        entries += self._entries(
+                            tx, namespace, ranked[start : start + chunk], query, seen
+                        )
                         groups = group(
                             [e.fresh() for e in entries], self.config.duplicate_similarity
                         )
@@ -224,24 +229,45 @@ class RetrievalService:
         self.candidates.warn_unrecognized(namespace, unrecognized)
         return RetrievalResult(items=tuple(items))
 
-    def _entries(self, tx: Tx, namespace: str, ranked: list[Ranked]) -> list[Entry]:
-        """Read back the fused candidates (best first): versions, `has_reasoning`, `produced`."""
+    def _entries(
+        self,
+        tx: Tx,
+        namespace: str,
+        ranked: list[Ranked],
+        query: RetrievalQuery,
+        seen: set[str],
+    ) -> list[Entry]:
+        """Read back the fused candidates (best first): versions, `has_reasoning`, `produced`.
+
+        In a read of current versions a candidate closed since its index answered (an update
+        committed between the fulltext and the vector statement) comes back as its memory's
+        current version, and a memory met twice (its old version by one index, its new one by
+        the other) is one entry, at its better rank. `seen` holds the memory ids of the
+        entries already read (earlier chunks) and is updated; a history read (`known_at`,
+        superseded versions) keeps every version as it was found.
+        """
         if not ranked:
             return []
+        historical = query.known_at is not None or query.include_superseded
         rows = tx.run(
             QueryName.RETRIEVAL_LIST_HITS,
             {
                 "namespace": namespace,
                 "uids": [r.hit.uid for r in ranked],
                 "lineage_origins": self.policy.origins("lineage"),
+                "current_at": None if historical else query.as_of,
             },
         )
-        found = {r["memory"]["uid"]: r for r in rows}
+        found = {r["candidate"]: r for r in rows}
         entries = []
         for fused in ranked:
             row = found.get(fused.hit.uid)
             if row is None:
                 continue
+            if not historical:  # versions of one memory are items of their own in a history read
+                if row["memory"]["memory_id"] in seen:
+                    continue
+                seen.add(row["memory"]["memory_id"])
             entries.append(
                 Entry(
                     ranked=fused,
