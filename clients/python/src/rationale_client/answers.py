@@ -148,9 +148,10 @@ class Challenge(Lineage):
 class RetrievalItem(Answer):
     """One recall or search hit: a memory or a whole trace, plus ranking fields.
 
-    `score` is the fused (RRF) score, higher first; `lineage` is the lineage path when reasoning
-    produced the memory. The memory's or trace's own fields are kept too; read them typed with
-    `as_memory()` or `as_trace()`.
+    `score` is the fused score (weighted normalised scores, or RRF when the service is set so),
+    higher first; `lineage` is the lineage path when reasoning produced the memory. The
+    memory's or trace's own fields are kept too; read them typed with `as_memory()` or
+    `as_trace()` (a trace has no `content`: its text is its `task` and `steps`).
     """
 
     memory_id: str
