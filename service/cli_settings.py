@@ -2,19 +2,68 @@
 
 from __future__ import annotations
 
+import difflib
+import os
 import typing
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, NoReturn
 
 import typer
 from pydantic import SecretStr, ValidationError
 
 from service.errors import RationaleError
-from service.settings import Settings, get_settings, unknown_variables
+from service.settings import Settings, get_settings
 
 #: Exit code of a command whose settings are invalid (as typer's for bad usage).
 BAD_SETTINGS_EXIT = 2
 #: Words that mark a variable whose value (or whose keys, for a map) is a secret.
 SECRET_WORDS = ("KEY", "PASSWORD", "SECRET", "TOKEN")
+
+
+#: Prefix of the service's own variables (`Settings`) and of those its tools read.
+PREFIX = "RATIONALE_"
+#: `RATIONALE_*` variables read by something other than `Settings`: the Python client and
+#: `rationale` memory commands (`URL`, `API_KEY`), the benchmarks (`CORPUS`, `LOCOMO_DIR`), and
+#: the report scripts' re-exec guards.
+OTHER_VARIABLES = frozenset(
+    {
+        "RATIONALE_URL",
+        "RATIONALE_API_KEY",
+        "RATIONALE_CORPUS",
+        "RATIONALE_LOCOMO_DIR",
+        "RATIONALE_GATE_REPORT_REEXEC",
+        "RATIONALE_INGEST_REPORT_REEXEC",
+    }
+)
+
+
+def unknown_variables(
+    environ: Mapping[str, str] | None = None, env_file: Path | None = Path(".env")
+) -> list[tuple[str, str | None]]:
+    """Return the `RATIONALE_*` names set but read by nothing, each with its likeliest meaning.
+
+    A misspelt setting (`RATIONALE_EMBEDING_THREADS=2`) is otherwise ignored without a word
+    (`extra="ignore"`: the environment also carries other programs' variables).
+
+    Args:
+        environ: the variables to check (default `os.environ`).
+        env_file: a `.env` file whose names are checked too (as `Settings` reads it), or None.
+
+    Returns:
+        `(name, suggestion)` pairs sorted by name; `suggestion` is the closest known name
+        (`difflib`, ratio >= 0.8) or None.
+    """
+    names = set(os.environ if environ is None else environ)
+    if env_file is not None and env_file.is_file():
+        from dotenv import dotenv_values
+
+        names |= set(dotenv_values(env_file))
+    known = {str(f.validation_alias) for f in Settings.model_fields.values()} | OTHER_VARIABLES
+    unknown = sorted(n for n in names if n.upper().startswith(PREFIX) and n.upper() not in known)
+    return [
+        (n, next(iter(difflib.get_close_matches(n.upper(), known, 1, 0.8)), None)) for n in unknown
+    ]
 
 
 def _secret_variables() -> frozenset[str]:

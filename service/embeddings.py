@@ -242,9 +242,10 @@ class SentenceTransformerEmbedder:
     def _next_round(self) -> list[tuple[_Pending, int, int]]:
         """Take the next model call's texts from the queue (the caller holds `_cond`).
 
-        At most `ROUND_TEXTS` texts, callers with the fewest texts left first. A query (one text) queued behind a large batch write is thus encoded in the next model
-        call, not after the whole batch (a fresh-user trial: another tenant's 400-item batch
-        of long texts held a recall 50 s in the queue).
+        At most `ROUND_TEXTS` texts, callers with the fewest texts left first. A query (one
+        text) queued behind a large batch write is thus encoded in the next model call, not
+        after the whole batch (a fresh-user trial: another tenant's 400-item batch of long
+        texts held a recall 50 s in the queue).
 
         Returns:
             `(caller, start, end)`: the slice of the caller's texts this call encodes.

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
-import os
-from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -17,21 +14,6 @@ from service.keys import ApiKey, parse_api_keys
 from service.origins import check_visibility, default_visibility
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-#: Prefix of the service's own variables (`Settings`) and of those its tools read.
-PREFIX = "RATIONALE_"
-#: `RATIONALE_*` variables read by something other than `Settings`: the Python client and
-#: `rationale` memory commands (`URL`, `API_KEY`), the benchmarks (`CORPUS`, `LOCOMO_DIR`), and
-#: the report scripts' re-exec guards.
-OTHER_VARIABLES = frozenset(
-    {
-        "RATIONALE_URL",
-        "RATIONALE_API_KEY",
-        "RATIONALE_CORPUS",
-        "RATIONALE_LOCOMO_DIR",
-        "RATIONALE_GATE_REPORT_REEXEC",
-        "RATIONALE_INGEST_REPORT_REEXEC",
-    }
-)
 
 
 class Settings(BaseSettings):
@@ -448,34 +430,6 @@ class Settings(BaseSettings):
     def dev_mode(self) -> bool:
         """Return True when no API keys are configured: one namespace, all scopes, loopback only."""
         return not self.api_keys
-
-
-def unknown_variables(
-    environ: Mapping[str, str] | None = None, env_file: Path | None = Path(".env")
-) -> list[tuple[str, str | None]]:
-    """Return the `RATIONALE_*` names set but read by nothing, each with its likeliest meaning.
-
-    A misspelt setting (`RATIONALE_EMBEDING_THREADS=2`) is otherwise ignored without a word
-    (`extra="ignore"`: the environment also carries other programs' variables).
-
-    Args:
-        environ: the variables to check (default `os.environ`).
-        env_file: a `.env` file whose names are checked too (as `Settings` reads it), or None.
-
-    Returns:
-        `(name, suggestion)` pairs sorted by name; `suggestion` is the closest known name
-        (`difflib`, ratio >= 0.8) or None.
-    """
-    names = set(os.environ if environ is None else environ)
-    if env_file is not None and env_file.is_file():
-        from dotenv import dotenv_values
-
-        names |= set(dotenv_values(env_file))
-    known = {str(f.validation_alias) for f in Settings.model_fields.values()} | OTHER_VARIABLES
-    unknown = sorted(n for n in names if n.upper().startswith(PREFIX) and n.upper() not in known)
-    return [
-        (n, next(iter(difflib.get_close_matches(n.upper(), known, 1, 0.8)), None)) for n in unknown
-    ]
 
 
 @lru_cache

@@ -9,7 +9,8 @@ import uvicorn
 from typer.testing import CliRunner, Result
 
 from service.cli import app
-from service.settings import get_settings, unknown_variables
+from service.cli_settings import unknown_variables
+from service.settings import get_settings
 
 
 def invoke(args: list[str]) -> Result:

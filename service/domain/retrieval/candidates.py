@@ -110,8 +110,7 @@ class CandidateFinder:
         A read of current versions (no `known_at`, no superseded versions) whose kinds
         include traces.
         """
-        historical = query.known_at is not None or query.include_superseded
-        return not historical and Kind.REASONING in (query.kinds or ALL_KINDS)
+        return not query.historical and Kind.REASONING in (query.kinds or ALL_KINDS)
 
     def typed_check_due(self, namespace: str) -> bool:
         """Return True when the caller should run `typed.check` for this namespace now.
@@ -153,7 +152,7 @@ class CandidateFinder:
         wanted = self.config.trace_vector_depth if only_traces(query) else self.config.vector_depth
         depth = max(wanted, query.limit)
         kinds = query.kinds or ALL_KINDS
-        historical = query.known_at is not None or query.include_superseded
+        historical = query.historical
         params: dict[str, object] = {
             "namespace": namespace,
             "kinds": kinds,

@@ -147,6 +147,11 @@ class RetrievalQuery:
     explain: bool = False
     read_at: datetime | None = None
 
+    @property
+    def historical(self) -> bool:
+        """True for a read of past or closed versions (`known_at`, `include_superseded`)."""
+        return self.known_at is not None or self.include_superseded
+
     def closed_after(self) -> datetime | None:
         """Return the instant after which a closed version is still a candidate, or None.
 
@@ -156,7 +161,7 @@ class RetrievalQuery:
         (`retrieval/list_hits`) then gives the memory's current version, or nothing when it
         was retracted or stopped being valid.
         """
-        if self.read_at is None or self.known_at is not None:
+        if self.read_at is None or self.historical:
             return None
         return self.read_at - timedelta(seconds=RECENTLY_CLOSED_S)
 

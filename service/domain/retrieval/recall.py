@@ -248,7 +248,7 @@ class RetrievalService:
         """
         if not ranked:
             return []
-        historical = query.known_at is not None or query.include_superseded
+        historical = query.historical
         rows = tx.run(
             QueryName.RETRIEVAL_LIST_HITS,
             {
