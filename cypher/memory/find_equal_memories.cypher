@@ -1,12 +1,12 @@
-// For each of many would-be memories, the current memory of the same kind, key and normalised content, if one exists (batch create).
+// For each of many would-be memories, the current memory of the same kind, key and normalised content, created through the same origin, if one exists (batch create).
 // mode: read
 // returns: many
 // :param namespace => 'default'
-// :param rows => [{index: 0, kind: 'fact', content_norm: 'alice lives in district 1', subject: null, attribute: null}]
+// :param rows => [{index: 0, kind: 'fact', content_norm: 'alice lives in district 1', subject: null, attribute: null, origin: 'user'}]
 UNWIND $rows AS row
 CALL (row) {
   MATCH (m:Memory {namespace: $namespace, content_norm: row.content_norm})
-  WHERE m.kind = row.kind AND m.system_to IS NULL
+  WHERE m.kind = row.kind AND m.system_to IS NULL AND m.created_by_origin = row.origin
     AND coalesce(m.subject, '') = coalesce(row.subject, '') AND coalesce(m.attribute, '') = coalesce(row.attribute, '')
   RETURN m
   ORDER BY m.system_from

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from service.domain.memories.locks import lock_contents
 from service.domain.memories.public import Memory, memory_public
 from service.domain.memories.rows import utcnow
 from service.domain.memories.store import MemoryService
@@ -56,7 +57,7 @@ def _with_index(exc: RationaleError, index: int) -> RationaleError:
 
 
 def _equal_stored(runner: Runner, rows: list[dict[str, Any]]) -> dict[int, MemoryRecord]:
-    """Return, by row index, the current memory equal to a row (kind, key, normalised content)."""
+    """Return, by row index, the current memory equal to a row (kind, key, normalised content, origin)."""
     keys = [
         {
             "index": i,
@@ -64,6 +65,7 @@ def _equal_stored(runner: Runner, rows: list[dict[str, Any]]) -> dict[int, Memor
             "content_norm": row["content_norm"],
             "subject": row["subject"],
             "attribute": row["attribute"],
+            "origin": row["created_by_origin"],
         }
         for i, row in enumerate(rows)
     ]
@@ -126,6 +128,7 @@ def _write(
     go one by one through `create_in`, which applies the keyed-fact rule in request order.
     """
     now = rows[0]["system_from"]
+    lock_contents(tx, rows[0]["namespace"], [row for row in rows if row["subject"] is None], now)
     stored = _equal_stored(tx, rows)
     results: dict[int, tuple[MemoryRecord, bool]] = {}
     first: dict[tuple[str, str], int] = {}
@@ -158,7 +161,36 @@ def _write(
         results[i] = (results[j][0], False)
     for i in keyed:
         results[i] = memories.create_in(tx, rows[i], now, items[i].writer)
+    _as_they_end(tx, rows, keyed, results)
     return [results[i] for i in range(len(rows))]
+
+
+def _as_they_end(
+    tx: Tx,
+    rows: list[dict[str, Any]],
+    keyed: list[int],
+    results: dict[int, tuple[MemoryRecord, bool]],
+) -> None:
+    """Answer each keyed item of a key that several items share as it stands at the batch's end.
+
+    A later value of the same key closes an earlier item's value (a new version ending at its
+    start, or, from the same start, a correction closing it in system time), so the version
+    `create_in` returned for the earlier item is no longer what is stored. Updates `results`
+    with each such item's newest version.
+    """
+    per_key: dict[tuple[str, str], int] = {}
+    for i in keyed:
+        key = (rows[i]["subject"], rows[i]["attribute"])
+        per_key[key] = per_key.get(key, 0) + 1
+    for i in keyed:
+        if per_key[(rows[i]["subject"], rows[i]["attribute"])] < 2:
+            continue
+        record, created = results[i]
+        versions = tx.memories(
+            QueryName.MEMORY_LIST_VERSIONS,
+            {"namespace": record.namespace, "memory_id": record.memory_id},
+        )
+        results[i] = (versions[-1], created)
 
 
 def create_many(

@@ -42,3 +42,36 @@ def place_keyed_value(
     ]
     to_correct = [v for v in values if v.valid_from == start]
     return props, to_close, to_correct
+
+
+def check_keyed_period(
+    current: MemoryRecord, props: dict[str, Any], values: Sequence[MemoryRecord]
+) -> None:
+    """Refuse a new version of a keyed value whose valid period meets another value of its key.
+
+    A `PATCH` (or invalidate) of a keyed fact's `valid_from`/`valid_to` moves one value
+    inside the key's timeline; unlike a new value, it closes nobody else, so a period that
+    overlaps another value's would make two values of the key valid at once. Periods are
+    half-open (`valid_from <= t < valid_to`; an open end is infinity), so touching is fine.
+
+    Args:
+        current: the value being changed (its own versions are not "another value").
+        props: the new version's `valid_from` and `valid_to`.
+        values: the current versions of every value of the key (`memory/get_key_current`).
+
+    Raises:
+        InvalidInputError: the new period overlaps another value's (named with its period).
+    """
+    start, end = props["valid_from"], props["valid_to"]
+    for other in values:
+        if other.memory_id == current.memory_id:
+            continue
+        if (end is None or other.valid_from < end) and (
+            other.valid_to is None or start < other.valid_to
+        ):
+            until = other.valid_to.isoformat() if other.valid_to is not None else "open-ended"
+            raise InvalidInputError(
+                f"the valid period would overlap value {other.memory_id} of this key "
+                f"({other.valid_from.isoformat()} to {until}); one value of a key is valid at "
+                "any time: write a new value instead, or change the other one first"
+            )

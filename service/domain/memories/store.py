@@ -11,7 +11,8 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
-from service.domain.memories.keyed import place_keyed_value
+from service.domain.memories.keyed import check_keyed_period, place_keyed_value
+from service.domain.memories.locks import lock_contents
 from service.domain.memories.public import Memory, memory_public
 from service.domain.memories.rows import (
     build_memory_row,
@@ -179,18 +180,21 @@ class MemoryService(MemoryVersions):
 
         Returns:
             `(stored version, created)`; `created` is False when an equal current memory
-            (same kind, namespace, key and normalised content) already existed.
+            (same kind, namespace, key, normalised content and creating origin) already existed.
         """
         keyed = props["subject"] is not None
+        # Lock the key (or, unkeyed, the content's stripe: `lock_contents`) before looking for
+        # an equal memory: concurrent identical writes then run one after the other, and each
+        # later one finds the first one's memory.
         if keyed:
-            # Lock the key before looking for an equal value: concurrent identical writes then
-            # run one after the other, and each later one finds the first one's value.
             key = {
                 "namespace": props["namespace"],
                 "subject": props["subject"],
                 "attribute": props["attribute"],
             }
             tx.run(QueryName.MEMORY_LOCK_KEY, {**key, "now": now})
+        else:
+            lock_contents(tx, props["namespace"], [props], now)
         existing = tx.memory(
             QueryName.MEMORY_FIND_EQUAL_MEMORY,
             {
@@ -199,6 +203,7 @@ class MemoryService(MemoryVersions):
                 "content_norm": props["content_norm"],
                 "subject": props["subject"],
                 "attribute": props["attribute"],
+                "origin": props["created_by_origin"],
             },
         )
         if existing is not None:
@@ -313,7 +318,8 @@ class MemoryService(MemoryVersions):
         Raises:
             MemoryNotFound: no current version.
             VersionConflict: `expected_version` is not current (409).
-            InvalidInputError: nothing to change, or a rule is broken.
+            InvalidInputError: nothing to change, or a rule is broken (a keyed fact's new valid
+                period overlapping another value of its key: `check_keyed_period`).
         """
         changes: dict[str, Any] = {}
         for field in ("confidence", "status", "valid_from", "valid_to"):
@@ -351,9 +357,31 @@ class MemoryService(MemoryVersions):
             effective = {k: v for k, v in changes.items() if current.stored(k) != v}
             if not effective:
                 return current  # nothing differs: no new version
+            if current.subject is not None and effective.keys() & {"valid_from", "valid_to"}:
+                self._check_key_timeline(tx, current, effective, now)
             return self.version_in(tx, current, effective, writer, now, reason="update")
 
         return memory_public(self.write_version(work))
+
+    def _check_key_timeline(
+        self, tx: Tx, current: MemoryRecord, changes: Mapping[str, Any], now: datetime
+    ) -> None:
+        """Under the key's lock, refuse a changed valid period that overlaps another value.
+
+        Raises:
+            InvalidInputError: see `check_keyed_period`.
+        """
+        key = {
+            "namespace": current.namespace,
+            "subject": current.subject,
+            "attribute": current.attribute,
+        }
+        tx.run(QueryName.MEMORY_LOCK_KEY, {**key, "now": now})
+        period = {
+            "valid_from": changes.get("valid_from", current.valid_from),
+            "valid_to": changes.get("valid_to", current.valid_to),
+        }
+        check_keyed_period(current, period, tx.memories(QueryName.MEMORY_GET_KEY_CURRENT, key))
 
     def invalidate(
         self, writer: Writer, memory_id: str, valid_to: datetime | None, reason: str
@@ -362,8 +390,9 @@ class MemoryService(MemoryVersions):
 
         Raises:
             MemoryNotFound: no current version.
-            InvalidInputError: `valid_to` not after `valid_from`, already closed, the memory is
-                a reasoning trace (immutable), or `reason` is not valid text (`clean_text`).
+            InvalidInputError: `valid_to` not after `valid_from` or after the end already set,
+                already closed, the memory is a reasoning trace (immutable), or `reason` is not
+                valid text (`clean_text`).
         """
         reason = clean_text(reason, field="reason", max_chars=MAX_REASON_CHARS)
         now = utcnow()
@@ -377,6 +406,12 @@ class MemoryService(MemoryVersions):
                 )
             if end <= current.valid_from:
                 raise InvalidInputError("valid_to must be after valid_from")
+            if current.valid_to is not None and end > current.valid_to:
+                raise InvalidInputError(
+                    f"memory {memory_id} already stops being true at "
+                    f"{current.valid_to.isoformat()}; invalidate only ends it earlier "
+                    "(PATCH valid_to to move its end)"
+                )
             return self.version_in(
                 tx, current, {"valid_to": end}, writer, now, reason=f"invalidated: {reason}"
             )

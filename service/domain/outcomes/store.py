@@ -32,6 +32,23 @@ from service.graph.repository import Graph, Runner, Tx
 MAX_OUTCOME_CITES = 50
 
 
+def check_observed_at(observed_at: datetime, decision: MemoryRecord) -> None:
+    """Refuse an outcome's `observed_at` from before its decision took effect.
+
+    Args:
+        observed_at: when the caller says it was observed (timezone-aware UTC).
+        decision: the decision's current version (its `valid_from`: when it took effect).
+
+    Raises:
+        InvalidInputError: `observed_at` is earlier than the decision's `valid_from`.
+    """
+    if observed_at < decision.valid_from:
+        raise InvalidInputError(
+            f"observed_at: {observed_at.isoformat()} is before decision {decision.memory_id} "
+            f"took effect ({decision.valid_from.isoformat()}); an outcome follows its decision"
+        )
+
+
 @dataclass(frozen=True)
 class RecordedOutcome:
     """The answer of `OutcomeService.record`.
@@ -127,7 +144,8 @@ class OutcomeService:
             MemoryNotFound: no current memory `decision_id` in the namespace (404).
             NotADecision: the memory is not a decision (422, `outcome.not_a_decision`).
             MissingReference: a cited memory does not exist (422).
-            InvalidInputError, TooLargeError: bad result, text or too many cites.
+            InvalidInputError, TooLargeError: bad result, text or too many cites, or an
+                `observed_at` before the decision took effect (`check_observed_at`).
         """
         if body.result not in {r.value for r in OutcomeResult}:
             raise InvalidInputError(
@@ -138,7 +156,9 @@ class OutcomeService:
             raise InvalidInputError(f"cites: at most {MAX_OUTCOME_CITES} memories")
         now = utcnow()
         # Validate the decision before embedding (a 404/422 costs no model call).
-        self._decision_in(self.graph, writer.namespace, decision_id)
+        decision = self._decision_in(self.graph, writer.namespace, decision_id)
+        if body.observed_at is not None:
+            check_observed_at(body.observed_at, decision)
         props = self.memories.new_props(
             writer, Kind.OBSERVATION, body.content, now=now, valid_from=body.observed_at or now
         )

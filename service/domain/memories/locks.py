@@ -1,0 +1,53 @@
+"""Write locks that make equal concurrent writes find each other (content idempotency).
+
+Equality of an unkeyed memory (kind + normalised content + origin in a namespace) is checked by
+a read, and two writers that read at the same moment both find nothing and both create. A
+keyed fact serialises on its key's lock node (`memory/lock_key`); an unkeyed write serialises
+on one of `CONTENT_STRIPES` lock nodes of its namespace, chosen by a hash of what equality
+compares (lock striping: a bounded number of lock nodes, equal writes always on the same one,
+unequal writes rarely waiting on each other).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from typing import Any
+
+from service.graph.query_names import QueryName
+from service.graph.repository import Tx
+
+#: Lock nodes per namespace: two unequal concurrent writes wait on each other 1 time in 256.
+CONTENT_STRIPES = 256
+
+
+def content_stripe(props: Mapping[str, Any]) -> int:
+    """Return the lock stripe of a would-be memory (0 to `CONTENT_STRIPES` - 1).
+
+    Args:
+        props: the memory's row (`kind`, `content_norm`, `created_by_origin`).
+    """
+    key = "\x1f".join((props["kind"], props["created_by_origin"], props["content_norm"]))
+    digest = hashlib.blake2b(key.encode("utf-8"), digest_size=4).digest()
+    return int.from_bytes(digest, "big") % CONTENT_STRIPES
+
+
+def lock_contents(tx: Tx, namespace: str, rows: Iterable[Mapping[str, Any]], now: datetime) -> None:
+    """Take the content locks of `rows` in `tx` (held until it ends), in ascending stripe order.
+
+    Call before looking for an equal memory: a concurrent equal write then runs after this
+    transaction ends and finds what it created.
+
+    Args:
+        tx: the open write transaction.
+        namespace: the rows' namespace.
+        rows: memory rows (see `content_stripe`); none takes no lock.
+        now: the write's system time (stamped on the lock node).
+    """
+    stripes = sorted({content_stripe(row) for row in rows})
+    if stripes:
+        tx.run(
+            QueryName.MEMORY_LOCK_CONTENTS,
+            {"namespace": namespace, "stripes": stripes, "now": now},
+        )

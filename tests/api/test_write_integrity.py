@@ -1,0 +1,195 @@
+"""Writes that must not break the model's invariants, real Neo4j (from fresh-user trials).
+
+One value of a key at any valid time, also after a PATCH of a value's period; invalidate only
+ends a memory earlier; equal concurrent writes make one memory; an equal memory of another
+origin is not the writer's memory.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+from neo4j import Driver
+
+from tests.api.test_cite_visibility import set_origin
+from tests.conftest import Tenant
+
+KEY = {"subject": "srv1", "attribute": "rack"}
+
+
+def create(t: Tenant, **body: Any) -> dict[str, Any]:
+    r = t.post("/v1/memories", json={"kind": "fact", **body})
+    assert r.status_code in (200, 201), r.text
+    return r.json()  # type: ignore[no-any-return]
+
+
+def two_values(t: Tenant) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Rack A from January, rack B from March (A's valid time then ends when B's begins)."""
+    a = create(t, content="Rack A", valid_from="2024-01-01T00:00:00Z", **KEY)
+    b = create(t, content="Rack B", valid_from="2024-03-01T00:00:00Z", **KEY)
+    return t.get(f"/v1/memories/{a['memory_id']}").json(), b
+
+
+def valid_values(driver: Driver, namespace: str, at: str) -> list[str]:
+    with driver.session() as s:
+        rows = s.run(
+            "MATCH (m:Fact {namespace: $ns, subject: $subject, attribute: $attribute}) "
+            "WHERE m.system_to IS NULL AND m.valid_from <= datetime($at) "
+            "AND (m.valid_to IS NULL OR m.valid_to > datetime($at)) RETURN m.content AS c",
+            ns=namespace,
+            at=at,
+            subject=KEY["subject"],
+            attribute=KEY["attribute"],
+        ).data()
+    return sorted(r["c"] for r in rows)
+
+
+@pytest.mark.parametrize(
+    ("which", "change"),
+    [
+        ("b", {"valid_from": "2024-02-01T00:00:00Z"}),  # B starts inside A
+        ("a", {"valid_to": None}),  # A never ends, so it runs through B
+        ("a", {"valid_to": "2024-04-01T00:00:00Z"}),  # A ends inside B
+        ("a", {"valid_from": "2024-03-15T00:00:00Z", "valid_to": "2024-03-20T00:00:00Z"}),
+    ],
+)
+def test_a_period_patched_into_another_value_is_refused(
+    tenant: Tenant, neo4j_driver: Driver, which: str, change: dict[str, Any]
+) -> None:
+    a, b = two_values(tenant)
+    target = {"a": a, "b": b}[which]
+    r = tenant.patch(
+        f"/v1/memories/{target['memory_id']}",
+        json=change,
+        headers={"If-Match": str(target["version"])},
+    )
+    assert r.status_code == 422, r.text
+    assert r.json()["code"] == "input.invalid"
+    other = b if which == "a" else a
+    assert other["memory_id"] in r.json()["detail"]
+    # nothing changed: each value at its version, one value valid at every time
+    for m in (a, b):
+        got = tenant.get(f"/v1/memories/{m['memory_id']}").json()
+        assert got["version"] == m["version"]
+    for at in ("2024-01-15T00:00:00Z", "2024-02-15T00:00:00Z", "2024-03-17T00:00:00Z"):
+        assert len(valid_values(neo4j_driver, tenant.namespace, at)) == 1, at
+
+
+def test_a_period_patched_within_its_gap_is_kept(tenant: Tenant, neo4j_driver: Driver) -> None:
+    a, b = two_values(tenant)
+    # A ends earlier (a gap before B), then B starts earlier into that gap (touching A's end)
+    r = tenant.patch(
+        f"/v1/memories/{a['memory_id']}",
+        json={"valid_to": "2024-02-01T00:00:00Z"},
+        headers={"If-Match": str(a["version"])},
+    )
+    assert r.status_code == 200, r.text
+    r = tenant.patch(
+        f"/v1/memories/{b['memory_id']}",
+        json={"valid_from": "2024-02-01T00:00:00Z"},
+        headers={"If-Match": str(b["version"])},
+    )
+    assert r.status_code == 200, r.text
+    assert valid_values(neo4j_driver, tenant.namespace, "2024-01-31T23:59:59Z") == ["Rack A"]
+    assert valid_values(neo4j_driver, tenant.namespace, "2024-02-01T00:00:00Z") == ["Rack B"]
+
+
+def test_invalidate_only_ends_a_memory_earlier(tenant: Tenant, neo4j_driver: Driver) -> None:
+    # A value that ends in the future (the next value is planned): invalidating it later than
+    # that end would run it into the next value.
+    a = create(tenant, content="Rack A", valid_from="2024-01-01T00:00:00Z", **KEY)
+    create(tenant, content="Rack C", valid_from="2099-01-01T00:00:00Z", **KEY)
+    path = f"/v1/memories/{a['memory_id']}/invalidate"
+    r = tenant.post(path, json={"valid_to": "2100-01-01T00:00:00Z", "reason": "moved out"})
+    assert r.status_code == 422, r.text
+    assert "already stops being true at 2099-01-01" in r.json()["detail"]
+    assert tenant.get(f"/v1/memories/{a['memory_id']}").json()["version"] == 2
+    assert valid_values(neo4j_driver, tenant.namespace, "2099-06-01T00:00:00Z") == ["Rack C"]
+    r = tenant.post(path, json={"valid_to": "2098-01-01T00:00:00Z", "reason": "moved out"})
+    assert r.status_code == 200, r.text
+    assert r.json()["valid_to"].startswith("2098-01-01") and r.json()["version"] == 3
+
+
+def test_equal_writes_at_the_same_moment_make_one_memory(tenant: Tenant) -> None:
+    body = {"kind": "observation", "content": "The nightly build took 41 minutes on runner 7"}
+    with ThreadPoolExecutor(8) as pool:
+        answers = list(pool.map(lambda _: tenant.post("/v1/memories", json=body), range(8)))
+    assert all(r.status_code in (200, 201) for r in answers), [r.text for r in answers]
+    assert len({r.json()["memory_id"] for r in answers}) == 1
+    assert sorted(r.status_code for r in answers) == [200] * 7 + [201]
+
+
+def test_equal_batches_at_the_same_moment_make_one_memory_each(tenant: Tenant) -> None:
+    items = [
+        {"kind": "fact", "content": f"Service {i} listens on port {8000 + i}"} for i in range(6)
+    ]
+
+    def send(order: int) -> Any:
+        ordered = items if order % 2 == 0 else items[::-1]
+        r = tenant.post("/v1/memories/batch", json={"items": ordered})
+        assert r.status_code in (200, 201), r.text
+        return r.json()
+
+    with ThreadPoolExecutor(4) as pool:
+        answers = list(pool.map(send, range(4)))
+    ids = {item["memory"]["memory_id"] for answer in answers for item in answer["items"]}
+    assert len(ids) == len(items)
+
+
+def test_an_equal_memory_of_another_origin_is_not_the_writers(
+    tenant: Tenant, neo4j_driver: Driver
+) -> None:
+    content = "The staging database is restored from the Sunday snapshot"
+    hidden = create(tenant, content=content)
+    set_origin(neo4j_driver, tenant.namespace, hidden["memory_id"], "maintenance")
+    mine = tenant.post("/v1/memories", json={"kind": "fact", "content": content})
+    assert mine.status_code == 201 and mine.json()["created"] is True
+    assert mine.json()["memory_id"] != hidden["memory_id"]
+    assert mine.json()["created_by"]["origin"] == "user"
+    batch = tenant.post(
+        "/v1/memories/batch", json={"items": [{"kind": "fact", "content": content}]}
+    ).json()
+    assert batch["items"][0]["memory"]["memory_id"] == mine.json()["memory_id"]
+    assert batch["items"][0]["created"] is False
+    recalled = tenant.post("/v1/recall", json={"query": "staging database Sunday snapshot"})
+    assert mine.json()["memory_id"] in [i["memory_id"] for i in recalled.json()["items"]]
+
+
+def test_an_outcome_observed_before_its_decision_took_effect_is_refused(tenant: Tenant) -> None:
+    decision = tenant.post(
+        "/v1/memories",
+        json={
+            "kind": "decision",
+            "content": "Pin the runner image to 24.04",
+            "valid_from": "2024-06-01T00:00:00Z",
+        },
+    ).json()
+    path = f"/v1/memories/{decision['memory_id']}/outcomes"
+    body = {"result": "success", "content": "Builds stable on the pinned image"}
+    r = tenant.post(path, json={**body, "observed_at": "2024-05-01T00:00:00Z"})
+    assert (r.status_code, r.json()["code"]) == (422, "input.invalid")
+    assert "2024-06-01" in r.json()["detail"]
+    assert tenant.get(path).json()["count"] == 0
+    r = tenant.post(path, json={**body, "observed_at": "2024-07-01T00:00:00Z"})
+    assert r.status_code == 201, r.text
+
+
+def test_a_batch_answers_each_value_of_a_key_as_it_ends(tenant: Tenant) -> None:
+    items = [
+        {"kind": "fact", "content": "Rack A", "valid_from": "2024-01-01T00:00:00Z", **KEY},
+        {"kind": "fact", "content": "Rack B", "valid_from": "2024-03-01T00:00:00Z", **KEY},
+        {"kind": "fact", "content": "Rack C", "valid_from": "2024-03-01T00:00:00Z", **KEY},
+    ]
+    r = tenant.post("/v1/memories/batch", json={"items": items})
+    assert r.status_code == 201, r.text
+    a, b, c = (item["memory"] for item in r.json()["items"])
+    # A ended when B began (its version 2); B was corrected by C from the same start
+    assert (a["version"], a["valid_to"][:10], a["system_to"]) == (2, "2024-03-01", None)
+    assert b["system_to"] is not None
+    assert (c["version"], c["system_to"], c["valid_to"]) == (1, None, None)
+    for m in (a, c):
+        assert tenant.get(f"/v1/memories/{m['memory_id']}").json() | {"created": None} == m | {
+            "created": None
+        }
