@@ -43,6 +43,8 @@ def _scoped(scope: str):  # type: ignore[no-untyped-def]
         principal.require(scope)
         return principal
 
+    # Read by `api.auth_gate.route_scope`: the gate refuses a key without it before the body.
+    dependency.required_scope = scope  # type: ignore[attr-defined]
     return dependency
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
+from service.api.auth_gate import ScopedRoute
 from service.api.deps import ReadPrincipal, ServicesDep
 from service.api.errors import error_responses
 
-router = APIRouter(prefix="/v1", tags=["diagnostics"])
+router = APIRouter(prefix="/v1", tags=["diagnostics"], route_class=ScopedRoute)
 
 
 class UnrecognizedOrigins(BaseModel):

@@ -10,12 +10,13 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import PlainTextResponse, Response
 
+from service.api.auth_gate import ScopedRoute
 from service.api.deps import ServicesDep
 from service.api.errors import error_responses
 from service.errors import InvalidInputError
 from service.namespaces import NAMESPACE_RULE, is_namespace
 
-router = APIRouter(prefix="/browser", tags=["browser"])
+router = APIRouter(prefix="/browser", tags=["browser"], route_class=ScopedRoute)
 
 #: Neo4j Browser (served by Neo4j on another origin) fetches these with custom headers.
 CORS = {

@@ -6,11 +6,12 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
+from service.api.auth_gate import ScopedRoute
 from service.api.deps import ServicesDep
 from service.graph.availability import Bounded
 from service.graph.schema import is_online
 
-router = APIRouter(tags=["health"])
+router = APIRouter(tags=["health"], route_class=ScopedRoute)
 
 
 class Liveness(BaseModel):

@@ -5,13 +5,14 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
+from service.api.auth_gate import ScopedRoute
 from service.api.deps import IngestPrincipal, ServicesDep
 from service.api.errors import error_responses
 from service.api.idempotent import respond
 from service.errors import ConflictError, EmbeddingError, InvalidInputError, UnsupportedFormat
 from service.schemas import IngestReport, IngestRequest
 
-router = APIRouter(tags=["ingest"])
+router = APIRouter(tags=["ingest"], route_class=ScopedRoute)
 
 
 @router.post(

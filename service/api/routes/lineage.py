@@ -7,6 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 
+from service.api.auth_gate import ScopedRoute
 from service.api.deps import ReadPrincipal, ServicesDep, WritePrincipal, user_writer
 from service.api.errors import error_responses
 from service.api.idempotent import respond
@@ -15,7 +16,7 @@ from service.errors import ConflictError, InvalidInputError, MemoryNotFound, Ver
 from service.schemas import MemoriesPublic, ReasonRequest, UtcDatetime
 from service.schemas.outcomes import ChallengeWithOutcomes, LineageWithOutcomes
 
-router = APIRouter(prefix="/v1/memories", tags=["lineage"])
+router = APIRouter(prefix="/v1/memories", tags=["lineage"], route_class=ScopedRoute)
 
 
 @router.get(

@@ -5,13 +5,14 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
+from service.api.auth_gate import ScopedRoute
 from service.api.deps import MaintenancePrincipal, ServicesDep
 from service.api.errors import error_responses
 from service.api.idempotent import respond
 from service.errors import ConflictError, EmbeddingError, InvalidInputError
 from service.schemas import MaintenanceReport, MaintenanceRequest
 
-router = APIRouter(tags=["maintenance"])
+router = APIRouter(tags=["maintenance"], route_class=ScopedRoute)
 
 
 @router.post(

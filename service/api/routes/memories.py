@@ -9,6 +9,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import JSONResponse
 
+from service.api.auth_gate import ScopedRoute
 from service.api.deps import ReadPrincipal, ServicesDep, WritePrincipal, user_writer
 from service.api.errors import error_responses
 from service.api.idempotent import respond
@@ -36,7 +37,7 @@ from service.schemas import (
     UtcDatetime,
 )
 
-router = APIRouter(prefix="/v1/memories", tags=["memories"])
+router = APIRouter(prefix="/v1/memories", tags=["memories"], route_class=ScopedRoute)
 
 
 #: `If-Match` as a version: digits (at most 19, as 2**63 - 1 has), optionally quoted, optionally weak.

@@ -7,6 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 
+from service.api.auth_gate import ScopedRoute
 from service.api.deps import ReadPrincipal, ServicesDep, WritePrincipal, user_writer
 from service.api.errors import error_responses
 from service.api.idempotent import respond
@@ -24,7 +25,7 @@ from service.errors import (
 from service.schemas import UtcDatetime
 from service.schemas.outcomes import OutcomeCreate, OutcomeRecorded, OutcomesPublic
 
-router = APIRouter(prefix="/v1/memories", tags=["outcomes"])
+router = APIRouter(prefix="/v1/memories", tags=["outcomes"], route_class=ScopedRoute)
 
 
 @router.post(

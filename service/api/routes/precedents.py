@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
+from service.api.auth_gate import ScopedRoute
 from service.api.deps import ReadPrincipal, ServicesDep
 from service.api.errors import error_responses
 from service.domain.models import as_plain
@@ -11,7 +12,7 @@ from service.domain.precedents import PrecedentRequest
 from service.errors import EmbeddingError, InvalidInputError, TooLargeError
 from service.schemas.outcomes import PrecedentsPublic, PrecedentsRequest
 
-router = APIRouter(prefix="/v1", tags=["precedents"])
+router = APIRouter(prefix="/v1", tags=["precedents"], route_class=ScopedRoute)
 
 
 @router.post(

@@ -7,6 +7,7 @@ from dataclasses import asdict
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
+from service.api.auth_gate import ScopedRoute
 from service.api.deps import ReadPrincipal, ServicesDep, WritePrincipal, user_writer
 from service.api.errors import error_responses
 from service.api.idempotent import respond
@@ -22,7 +23,7 @@ from service.errors import (
 )
 from service.schemas import TraceCreate, TracePublic
 
-router = APIRouter(tags=["reasoning"])
+router = APIRouter(tags=["reasoning"], route_class=ScopedRoute)
 
 
 @router.post(

@@ -5,13 +5,14 @@ from __future__ import annotations
 from fastapi import APIRouter
 from fastapi.responses import Response
 
+from service.api.auth_gate import ScopedRoute
 from service.api.deps import ReadPrincipal, ServicesDep
 from service.api.errors import error_responses
 from service.domain.retrieval import RetrievalRequest, RetrievalResult
 from service.errors import EmbeddingError, InvalidInputError, TooLargeError
 from service.schemas import RecallRequest, RetrievalPublic, SearchRequest
 
-router = APIRouter(prefix="/v1", tags=["retrieval"])
+router = APIRouter(prefix="/v1", tags=["retrieval"], route_class=ScopedRoute)
 
 
 def _public(result: RetrievalResult) -> Response:
