@@ -100,6 +100,16 @@ class GraphTimeoutError(GraphUnavailableError):
     code = "graph.timeout"
 
 
+class VectorIndexFault(GraphUnavailableError):
+    """Neo4j's vector index kept failing a `SEARCH` (a Neo4j 2026.09 fault while it is written).
+
+    A reader with another way to rank falls back to it (`retrieval.candidates.read_ranked`);
+    elsewhere it is a 503 like any unavailability.
+    """
+
+    code = "graph.unavailable"
+
+
 class EmbeddingError(RationaleError):
     """The embedding model failed to load or encode."""
 

@@ -1,10 +1,11 @@
-"""A read failed by Neo4j 2026.09's vector SEARCH index fault runs again (4 more at most); nothing else does."""
+"""A read failed by Neo4j's vector SEARCH fault runs again (4 more, then `VectorIndexFault`)."""
 
 from __future__ import annotations
 
 import neo4j.exceptions
 import pytest
 
+from service.errors import VectorIndexFault
 from service.graph.repository import _retry_search_fault
 
 FAULT = "Index 33553859 out of bounds for length 1"
@@ -31,11 +32,12 @@ def test_the_search_fault_is_retried_and_answers(faults: int) -> None:
     assert attempt.calls == faults + 1
 
 
-def test_a_fifth_fault_propagates() -> None:
+def test_a_fifth_fault_is_a_vector_index_fault() -> None:
     attempt = Attempts(*(neo4j.exceptions.DatabaseError(FAULT) for _ in range(5)))
-    with pytest.raises(neo4j.exceptions.DatabaseError):
+    with pytest.raises(VectorIndexFault) as info:
         _retry_search_fault(attempt)
     assert attempt.calls == 5
+    assert info.value.code == "graph.unavailable"  # a 503 where no reader falls back
 
 
 @pytest.mark.parametrize(

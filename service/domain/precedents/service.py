@@ -29,6 +29,7 @@ from service.domain.precedents.models import (
 )
 from service.domain.reasoning import Trace, read_traces, trace_public
 from service.domain.retrieval import CandidateFinder, RetrievalConfig, fuse, lucene_query
+from service.domain.retrieval.candidates import read_ranked
 from service.domain.retrieval.models import Hit, RetrievalQuery, Unrecognized
 from service.domain.text import NOT_TERM, clean_text, terms
 from service.embeddings import Embedder
@@ -146,8 +147,8 @@ class PrecedentService:
         embedding = self.embedder.encode([text])[0]
         lucene = lucene_query(text)
 
-        def work(tx: Tx) -> tuple[list[Precedent], list[Unrecognized]]:
-            vector = self.candidates.vector(tx, namespace, query, embedding)
+        def work(tx: Tx, exact: bool) -> tuple[list[Precedent], list[Unrecognized]]:
+            vector = self.candidates.vector(tx, namespace, query, embedding, exact=exact)
             fulltext = self.candidates.fulltext(tx, namespace, query, lucene)
             groups = self._groups(tx, namespace, query, kinds, vector.hits, fulltext.hits, text)
             out = []
@@ -159,7 +160,7 @@ class PrecedentService:
                     break
             return out, [*vector.unrecognized, *fulltext.unrecognized]
 
-        items, unrecognized = self.graph.read(work)
+        items, unrecognized = read_ranked(self.graph, work)
         self.candidates.warn_unrecognized(namespace, unrecognized)
         return PrecedentResult(items=tuple(items))
 

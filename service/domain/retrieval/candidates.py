@@ -5,8 +5,10 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import replace
+from typing import TypeVar
 
 from service import metrics
 from service.domain.models import Kind
@@ -24,11 +26,14 @@ from service.domain.retrieval.models import (
 from service.domain.retrieval.statistics import NamespaceStatistics, StatisticsCache
 from service.domain.retrieval.traces import only_traces
 from service.domain.retrieval.typed import TypedCache
+from service.errors import VectorIndexFault
 from service.graph.query_names import QueryName
-from service.graph.repository import Tx, packed_vector
+from service.graph.repository import Graph, Tx, packed_vector
 
 # The package's name, as before the split: log configuration and tests filter on it.
 log = logging.getLogger("service.domain.retrieval")
+
+T = TypeVar("T")
 
 #: Traces asked of the task index (`memory_task_embedding`) per recall or search.
 TASK_DEPTH = 20
@@ -122,7 +127,13 @@ class CandidateFinder:
         return self.config.lexical_scoring != "word_lists" and self.typed.due(namespace)
 
     def vector(
-        self, tx: Tx, namespace: str, query: RetrievalQuery, embedding: list[float]
+        self,
+        tx: Tx,
+        namespace: str,
+        query: RetrievalQuery,
+        embedding: list[float],
+        *,
+        exact: bool = False,
     ) -> Candidates:
         """Return the namespace's nearest visible memories from the filtered vector index.
 
@@ -140,11 +151,15 @@ class CandidateFinder:
         (`retrieval/search_namespace_exact`) takes its place, so a result is never short while
         matches exist.
 
+        With `exact` (Neo4j's vector index kept failing the `SEARCH`: `read_ranked`), the
+        exact scan is the only round.
+
         Args:
             tx: the read transaction.
             namespace: the caller's namespace.
             query: the validated query.
             embedding: list[float], len == settings.embedding_dim, L2-normalised.
+            exact: rank the namespace by the exact scan, without the vector index.
 
         Returns:
             The candidates, best first by the index's cosine score in [0, 1].
@@ -162,6 +177,12 @@ class CandidateFinder:
             "origins": query.origins,
             "recognized": self.policy.recognized(),
         }
+        if exact:
+            rows = tx.run(
+                QueryName.RETRIEVAL_SEARCH_NAMESPACE_EXACT,
+                {**query.filters(namespace), "embedding": params["embedding"], "k": depth},
+            )
+            return Candidates(hits=[Hit.from_row(r) for r in rows], k=depth, exhausted=True)
         if historical:
             params["known_at"] = query.known_at
             params["include_superseded"] = query.include_superseded
@@ -371,3 +392,26 @@ class CandidateFinder:
                 if hidden.origin is not None
                 else "no origin",
             )
+
+
+def read_ranked(graph: Graph, work: Callable[[Tx, bool], T]) -> T:
+    """Run a ranked read, falling back to exact vector ranking when the vector index fails.
+
+    `work(tx, exact)` asks `CandidateFinder.vector` with `exact`; it runs first with False in
+    one read transaction. When Neo4j's vector index kept failing the `SEARCH` through the
+    graph's retries (`VectorIndexFault`, a fault of Neo4j 2026.09 while the index is written),
+    it runs again with True: the namespace ranked by an exact cosine scan (slower, the same
+    order up to the index's approximation), so the reader answers instead of failing.
+
+    Args:
+        graph: the query runner.
+        work: the read, as a function of the transaction and `exact`.
+
+    Returns:
+        What `work` returns.
+    """
+    try:
+        return graph.read(lambda tx: work(tx, False))
+    except VectorIndexFault:
+        log.warning("the vector index kept failing the SEARCH; ranking by an exact scan")
+        return graph.read(lambda tx: work(tx, True))

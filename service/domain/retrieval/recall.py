@@ -10,7 +10,7 @@ from service.domain.memories import Memory, memory_public, utcnow
 from service.domain.models import Kind
 from service.domain.policy import Read, VisibilityPolicy
 from service.domain.reasoning import Trace, read_traces, trace_public
-from service.domain.retrieval.candidates import CandidateFinder, lucene_query
+from service.domain.retrieval.candidates import CandidateFinder, lucene_query, read_ranked
 from service.domain.retrieval.explain import (
     duplicates_of,
     explanation,
@@ -192,9 +192,9 @@ class RetrievalService:
         # candidates remain (the next chunk is read).
         chunk = max(query.limit * POOL_FACTOR, POOL_MIN)
 
-        def work(tx: Tx) -> tuple[list[RetrievalItem], list[Unrecognized]]:
+        def work(tx: Tx, exact: bool) -> tuple[list[RetrievalItem], list[Unrecognized]]:
             with metrics.recall_stage(read, "candidates"):
-                vector = self.candidates.vector(tx, namespace, query, embedding)
+                vector = self.candidates.vector(tx, namespace, query, embedding, exact=exact)
                 fulltext = lexical.result() if lexical is not None else Candidates()
             with metrics.recall_stage(read, "fuse"):
                 ranked = fuse(
@@ -223,7 +223,7 @@ class RetrievalService:
                 items = self._items(tx, namespace, groups[: query.limit], query, read, traces)
             return items, vector.unrecognized + fulltext.unrecognized
 
-        items, unrecognized = self.graph.read(work)
+        items, unrecognized = read_ranked(self.graph, work)
         # Both indexes may hide the same memory: count each once.
         metrics.hidden(read, "unrecognized", len({u.memory_id for u in unrecognized}))
         self.candidates.warn_unrecognized(namespace, unrecognized)
