@@ -153,7 +153,31 @@ class ActorRef(BaseModel):
 
 
 class ErrorBody(BaseModel):
-    """Every error answer: a message and a stable dotted code."""
+    """Every error answer: a message and a stable dotted code, and what locates the fault.
+
+    The optional fields appear only on the answers that name them; an ingestion refusal may
+    carry further details of the material (its `format`, `source_name`, sizes), hence
+    `additionalProperties`.
+    """
+
+    model_config = ConfigDict(extra="allow")
 
     detail: Any
     code: str
+    index: int | None = Field(
+        default=None, description="A batch refusal: the position of the item at fault, from 0."
+    )
+    step: int | None = Field(
+        default=None, description="A trace refusal: the position of the step at fault, from 0."
+    )
+    replaced_by: str | None = Field(
+        default=None,
+        description="A 404 for a keyed value corrected from its start: the memory that replaced it.",
+    )
+    current_version: int | None = Field(
+        default=None,
+        description="A 409 `memory.version_conflict` from a PATCH: the version now current.",
+    )
+    known_jobs: list[str] | None = Field(
+        default=None, description="A 422 for an unknown maintenance job: the jobs there are."
+    )
