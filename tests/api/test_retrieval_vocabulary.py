@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import time
+from dataclasses import replace
 
 import pytest
 
@@ -45,7 +46,11 @@ def test_the_vocabulary_gives_the_same_statistics_as_the_index_counts(tenant: Te
     assert vocabulary is not None and vocabulary.documents == 60
     assert not cache.vocabulary_due(tenant.namespace)  # read: due again after size_ttl_s
     from_vocabulary = cache.cached(tenant.namespace, lucene)  # no count asked
-    assert from_vocabulary == by_counts
+    # The mean length is summed in the database's row order, which differs between the two
+    # reads: equal up to rounding (33.88333333333333 vs ...34 once).
+    assert from_vocabulary is not None
+    assert from_vocabulary.mean_chars == pytest.approx(by_counts.mean_chars, rel=1e-12)
+    assert replace(from_vocabulary, mean_chars=by_counts.mean_chars) == by_counts
     assert by_counts.frequencies["harbour"] > 0 and by_counts.documents == 60
 
 

@@ -11,6 +11,11 @@ from service.domain.retrieval.models import Fusion, Hit, Ranked
 #: Quality weights of a trace's fused score (see `quality_factor`).
 POOR_FACTOR = 0.5
 REJECTED_FACTOR = 0.1
+#: The task-index score (Neo4j's cosine score, `(1 + cosine) / 2`) from which a trace's task
+#: counts as a match: cosine 0.5. With all-MiniLM-L6-v2 on the peer benchmark's corpus (1,000
+#: tasks, 200 paraphrased queries), the best task's cosine is >= 0.498 for every query (1st
+#: percentile 0.52, median 0.70); for queries about something else, 0.12-0.35.
+TASK_MATCH_SCORE = 0.75
 
 
 def rrf(rankings: Sequence[Sequence[str]], k: int) -> dict[str, float]:
@@ -83,15 +88,18 @@ def by_best(hits: Sequence[Hit], depth: int) -> dict[str, float]:
     return {h.uid: max(h.score, 0.0) / high for h in top}
 
 
-def min_max(hits: Sequence[Hit], depth: int) -> dict[str, float]:
+def min_max(hits: Sequence[Hit], depth: int, match: float | None = None) -> dict[str, float]:
     """Return each hit's score min-max normalised over the list's top `depth`, in [0, 1].
 
     The best of the top `depth` gets 1, the worst 0; a list whose top scores are all equal
-    gives each 1. Hits below the top `depth` are left out.
+    gives each 1. Hits below the top `depth` are left out. With `match`, the upper bound is at
+    least `match`: a list whose best is no match (a namespace's few traces, none about the
+    query) scales below 1 instead of crowning its best.
 
     Args:
         hits: one index's candidates (any order).
         depth: how many of the best take part (`retrieval_norm_depth`).
+        match: the lowest score that counts as a full match (`TASK_MATCH_SCORE`), or None.
 
     Returns:
         uid -> normalised score.
@@ -100,9 +108,11 @@ def min_max(hits: Sequence[Hit], depth: int) -> dict[str, float]:
     if not top:
         return {}
     high, low = top[0].score, top[-1].score
+    if match is not None:
+        high = max(high, match)
     if high <= low:
         return {h.uid: 1.0 for h in top}
-    return {h.uid: (h.score - low) / (high - low) for h in top}
+    return {h.uid: max(h.score - low, 0.0) / (high - low) for h in top}
 
 
 def task_blend(fused: float, task_norm: float, weight: float) -> float:
@@ -173,7 +183,7 @@ def fuse(
     candidate gives 0), plus `neighbour_weight` times the mean fused score of the candidate's
     episode neighbours (`neighbour_means`); a reasoning trace's score then counts its task
     match (`task_blend` with `task_weight`, its `task_score` min-max normalised among the
-    vector candidates the task index found). `"rrf"` (or `fusion` None): reciprocal-rank fusion
+    vector candidates the task index found, the upper bound at least `TASK_MATCH_SCORE`). `"rrf"` (or `fusion` None): reciprocal-rank fusion
     with `rrf_k`, ranks 1-based among the filtered candidates of each list (a trace's vector
     rank is by the better of its whole-text and task similarity).
 
@@ -225,6 +235,7 @@ def fuse(
             task_norm = min_max(
                 [replace(by_uid[uid], score=s) for uid, s in task_similarity.items()],
                 fusion.norm_depth,
+                TASK_MATCH_SCORE,
             )
             for uid, norm in task_norm.items():
                 blended = task_blend(fused[uid], norm, fusion.task_weight)
