@@ -74,7 +74,8 @@ def respond(
 
     Args:
         services: for the idempotency store.
-        principal: the caller (keys are per namespace).
+        principal: the caller (an `Idempotency-Key` is its own: namespace and actor, the
+            API key's name).
         request: to read the header, method, path and the route's response model.
         body: the parsed request body, part of the request's identity.
         call: does the work; returns `(status, JSON-able body)`.
@@ -98,7 +99,8 @@ def respond(
         raise InvalidInputError("Idempotency-Key must be 1 to 200 characters")
     payload = body.model_dump_json().encode() if body is not None else b""
     digest = request_hash(request.method, request.url.path, payload)
-    held = services.idempotency.begin(principal.namespace, key, digest)
+    # Each caller's own: two clients of one namespace may pick the same key.
+    held = services.idempotency.begin(principal.namespace, f"{principal.actor}\x1f{key}", digest)
     if isinstance(held, StoredAnswer):
         return JSONResponse(
             conform(model, held.body),

@@ -460,6 +460,29 @@ def test_idempotency_key_makes_a_post_safe_to_retry(tenant: Tenant) -> None:
     assert c.status_code == 422
 
 
+def test_an_idempotency_key_is_each_callers_own(tenant: Tenant) -> None:
+    # Two clients of one namespace (each its API key) may pick the same key: neither gets the
+    # other's answer or a 422 for the other's request (a fresh-user trial).
+    body = {"kind": "observation", "content": "Run 43 passed"}
+    other = {"Authorization": f"Bearer {tenant.key_with(['read', 'write'])}"}
+    mine = tenant.post("/v1/memories", json=body, headers={"Idempotency-Key": "run-43"})
+    theirs = tenant.client.post(
+        "/v1/memories",
+        json={**body, "content": "Run 43 failed"},
+        headers={**other, "Idempotency-Key": "run-43"},
+    )
+    assert mine.status_code == theirs.status_code == 201, theirs.text
+    assert theirs.json()["memory_id"] != mine.json()["memory_id"]
+    assert theirs.json()["created_by"]["actor"] != mine.json()["created_by"]["actor"]
+    again = tenant.client.post(
+        "/v1/memories",
+        json={**body, "content": "Run 43 failed"},
+        headers={**other, "Idempotency-Key": "run-43"},
+    )
+    assert again.headers.get("Idempotent-Replay") == "true"
+    assert again.json()["memory_id"] == theirs.json()["memory_id"]
+
+
 def test_long_content_is_stored_and_deduplicated(tenant: Tenant) -> None:
     text = "Stack trace line\n" * 1500  # ~25 KB: over the range index's key limit once normalised
     a = tenant.post("/v1/memories", json={"kind": "observation", "content": text})
