@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from service import cli_memory as memory_commands
-from service.cli_settings import cannot_start, settings_or_exit
+from service.cli_settings import cannot_start, output_console, settings_or_exit
 from service.cli_settings import show as show_settings
 from service.errors import TooLargeError, UnsupportedFormat
 from service.namespaces import NAMESPACE_RULE, is_namespace
@@ -101,14 +101,13 @@ def maintenance_run(
     ] = "default",
 ) -> None:
     """Run one maintenance job on one namespace now and print its report."""
-    from rich.console import Console
     from rich.table import Table
 
     from service.container import build_services
     from service.domain.maintenance import JOB_NAMES
     from service.errors import InvalidInputError, RationaleError
 
-    console = Console()
+    console = output_console()
     if job not in JOB_NAMES:
         console.print(
             f"[red]unknown maintenance job {job!r}[/red]; known jobs: {', '.join(JOB_NAMES)}"
@@ -210,7 +209,6 @@ def ingest(
     Each file is one source and each of its units one transaction. Re-ingesting a file creates
     nothing and retries only its failed units. Exit code 1 when a file or a unit failed.
     """
-    from rich.console import Console
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -225,7 +223,7 @@ def ingest(
     from service.domain.ingestion.formats import FORMATS
     from service.errors import RationaleError
 
-    console = Console()
+    console = output_console()
     if fmt not in ("auto", *FORMATS):
         console.print(
             f"[red]unknown format {fmt!r}[/red]; expected auto or one of {', '.join(FORMATS)}"

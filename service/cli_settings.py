@@ -7,12 +7,15 @@ import os
 import typing
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 from pydantic import SecretStr, ValidationError
 
 from service.errors import RationaleError
+
+if TYPE_CHECKING:
+    from rich.console import Console
 from service.settings import Settings, get_settings
 
 #: Exit code of a command whose settings are invalid (as typer's for bad usage).
@@ -155,3 +158,16 @@ def cannot_start(exc: RationaleError) -> NoReturn:
     """
     typer.echo(f"cannot start: {' '.join(exc.message.split())} ({exc.code})", err=True)
     raise typer.Exit(1) from exc
+
+
+def output_console() -> Console:
+    """Return the console a command prints tables and reports to.
+
+    On a terminal, its width; piped or redirected (rich's default of 80 columns would cut the
+    tables' cells to "..."), 240 columns, or `COLUMNS` when set.
+    """
+    import sys
+
+    from rich.console import Console
+
+    return Console(width=None if sys.stdout.isatty() or "COLUMNS" in os.environ else 240)
