@@ -54,8 +54,9 @@ def unknown_variables(
         env_file: a `.env` file whose names are checked too (as `Settings` reads it), or None.
 
     Returns:
-        `(name, suggestion)` pairs sorted by name; `suggestion` is the closest known name
-        (`difflib`, ratio >= 0.8) or None.
+        `(name, suggestion)` pairs sorted by name; `suggestion` is the name without the prefix
+        when that is a setting (`RATIONALE_NEO4J_URI` -> `NEO4J_URI`), else the closest known
+        name (`difflib`, ratio >= 0.8), or None.
     """
     names = set(os.environ if environ is None else environ)
     if env_file is not None and env_file.is_file():
@@ -64,9 +65,15 @@ def unknown_variables(
         names |= set(dotenv_values(env_file))
     known = {str(f.validation_alias) for f in Settings.model_fields.values()} | OTHER_VARIABLES
     unknown = sorted(n for n in names if n.upper().startswith(PREFIX) and n.upper() not in known)
-    return [
-        (n, next(iter(difflib.get_close_matches(n.upper(), known, 1, 0.8)), None)) for n in unknown
-    ]
+
+    def meant(name: str) -> str | None:
+        # A setting without the prefix (NEO4J_URI) given with it (RATIONALE_NEO4J_URI).
+        bare = name.upper().removeprefix(PREFIX)
+        if bare in known:
+            return bare
+        return next(iter(difflib.get_close_matches(name.upper(), known, 1, 0.8)), None)
+
+    return [(n, meant(n)) for n in unknown]
 
 
 def _secret_variables() -> frozenset[str]:

@@ -193,3 +193,96 @@ def test_a_batch_answers_each_value_of_a_key_as_it_ends(tenant: Tenant) -> None:
         assert tenant.get(f"/v1/memories/{m['memory_id']}").json() | {"created": None} == m | {
             "created": None
         }
+
+
+def test_a_key_can_return_to_an_earlier_value(tenant: Tenant) -> None:
+    # A fresh-user trial: the third write was answered with the 2024 value (created false) and
+    # the 2027 move was lost; as of 2028 the key still said Cairo.
+    home = {"subject": "ana", "attribute": "home"}
+    quito = create(tenant, content="Lives in Quito", valid_from="2024-01-01T00:00:00Z", **home)
+    create(tenant, content="Lives in Cairo", valid_from="2026-01-01T00:00:00Z", **home)
+    back = tenant.post(
+        "/v1/memories",
+        json={
+            "kind": "fact",
+            "content": "Lives in Quito",
+            "valid_from": "2027-01-01T00:00:00Z",
+            **home,
+        },
+    )
+    assert back.status_code == 201 and back.json()["memory_id"] != quito["memory_id"], back.text
+    for at, expected in (("2025-01-01", "Quito"), ("2026-06-01", "Cairo"), ("2028-01-01", "Quito")):
+        r = tenant.post(
+            "/v1/search",
+            json={"query": "Lives in", "as_of": f"{at}T00:00:00Z", "limit": 5},
+        )
+        assert [i["content"] for i in r.json()["items"]] == [f"Lives in {expected}"], at
+    # the same value again from a time it holds is the same memory
+    again = tenant.post(
+        "/v1/memories",
+        json={
+            "kind": "fact",
+            "content": "Lives in Quito",
+            "valid_from": "2029-01-01T00:00:00Z",
+            **home,
+        },
+    )
+    assert again.status_code == 200 and again.json()["memory_id"] == back.json()["memory_id"]
+    # the same value from before it began is a value of its own, up to the next one
+    before = tenant.post(
+        "/v1/memories",
+        json={
+            "kind": "fact",
+            "content": "Lives in Quito",
+            "valid_from": "2020-01-01T00:00:00Z",
+            **home,
+        },
+    )
+    assert before.status_code == 201 and before.json()["valid_to"].startswith("2024-01-01")
+
+
+def test_a_fact_true_again_after_it_was_invalidated_is_recorded(tenant: Tenant) -> None:
+    first = create(tenant, content="The release branch is frozen")
+    r = tenant.post(
+        f"/v1/memories/{first['memory_id']}/invalidate", json={"reason": "freeze lifted"}
+    )
+    assert r.status_code == 200, r.text
+    again = tenant.post(
+        "/v1/memories", json={"kind": "fact", "content": "The release branch is frozen"}
+    )
+    assert again.status_code == 201 and again.json()["memory_id"] != first["memory_id"]
+    items = tenant.post("/v1/recall", json={"query": "is the release branch frozen"}).json()
+    assert again.json()["memory_id"] in [i["memory_id"] for i in items["items"]]
+
+
+def test_invalidate_at_the_end_already_set_writes_nothing(tenant: Tenant) -> None:
+    m = create(
+        tenant,
+        content="The beta programme runs until the end of 2099",
+        valid_to="2100-01-01T00:00:00Z",
+    )
+    path = f"/v1/memories/{m['memory_id']}/invalidate"
+    r = tenant.post(path, json={"valid_to": "2100-01-01T00:00:00Z", "reason": "same end"})
+    assert r.status_code == 200 and r.json()["version"] == 1, r.text
+    assert tenant.get(f"/v1/memories/{m['memory_id']}/history").json()["count"] == 1
+    later = create(tenant, content="The office moves to Lisbon", valid_from="2099-01-01T00:00:00Z")
+    r = tenant.post(
+        f"/v1/memories/{later['memory_id']}/invalidate", json={"reason": "plans changed"}
+    )
+    assert r.status_code == 422 and "begins at 2099-01-01" in r.json()["detail"], r.text
+
+
+def test_an_outcome_of_a_decision_not_yet_in_effect_is_refused(tenant: Tenant) -> None:
+    decision = tenant.post(
+        "/v1/memories",
+        json={
+            "kind": "decision",
+            "content": "Move the build farm to ARM runners",
+            "valid_from": "2099-01-01T00:00:00Z",
+        },
+    ).json()
+    r = tenant.post(
+        f"/v1/memories/{decision['memory_id']}/outcomes",
+        json={"result": "success", "content": "ARM builds are 30% cheaper"},
+    )
+    assert (r.status_code, r.json()["code"]) == (422, "input.invalid"), r.text

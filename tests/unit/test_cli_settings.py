@@ -131,9 +131,11 @@ def test_unknown_variables_reads_the_environment_and_dot_env(tmp_path: Path) -> 
         "RATIONALE_PORT": "8001",
         "RATIONALE_API_KEY": "k",
         "RATIONALE_SOMETHING_ELSE": "1",
+        "RATIONALE_NEO4J_URI": "bolt://127.0.0.1:7787",  # the Neo4j settings have no prefix
         "PATH": "/bin",
     }
     assert unknown_variables(environ, env_file) == [
+        ("RATIONALE_NEO4J_URI", "NEO4J_URI"),
         ("RATIONALE_PORTT", "RATIONALE_PORT"),
         ("RATIONALE_SOMETHING_ELSE", None),
     ]

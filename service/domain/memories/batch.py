@@ -57,7 +57,7 @@ def _with_index(exc: RationaleError, index: int) -> RationaleError:
 
 
 def _equal_stored(runner: Runner, rows: list[dict[str, Any]]) -> dict[int, MemoryRecord]:
-    """Return, by row index, the current memory equal to a row (kind, key, normalised content, origin)."""
+    """Return, by row index, the current memory equal to a row (kind, key, content, origin, valid then)."""
     keys = [
         {
             "index": i,
@@ -66,6 +66,9 @@ def _equal_stored(runner: Runner, rows: list[dict[str, Any]]) -> dict[int, Memor
             "subject": row["subject"],
             "attribute": row["attribute"],
             "origin": row["created_by_origin"],
+            "valid_from": row["valid_from"],
+            # defaulted to the write's time, which a concurrent equal write may have passed
+            "explicit": row["valid_from"] != row["system_from"],
         }
         for i, row in enumerate(rows)
     ]

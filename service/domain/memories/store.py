@@ -180,7 +180,8 @@ class MemoryService(MemoryVersions):
 
         Returns:
             `(stored version, created)`; `created` is False when an equal current memory
-            (same kind, namespace, key, normalised content and creating origin) already existed.
+            (same kind, namespace, key, normalised content and creating origin) already existed,
+            still valid at the new memory's `valid_from` (and begun by it, when that was given).
         """
         keyed = props["subject"] is not None
         # Lock the key (or, unkeyed, the content's stripe: `lock_contents`) before looking for
@@ -204,6 +205,10 @@ class MemoryService(MemoryVersions):
                 "subject": props["subject"],
                 "attribute": props["attribute"],
                 "origin": props["created_by_origin"],
+                "valid_from": props["valid_from"],
+                # A defaulted start is the write's clock reading, taken before the lock: an
+                # equal write that committed meanwhile began after it and is still equal.
+                "explicit": props["valid_from"] != props["system_from"],
             },
         )
         if existing is not None:
@@ -405,7 +410,14 @@ class MemoryService(MemoryVersions):
                     f"memory {memory_id} already stopped being true at {current.valid_to.isoformat()}"
                 )
             if end <= current.valid_from:
-                raise InvalidInputError("valid_to must be after valid_from")
+                raise InvalidInputError(
+                    f"valid_to must be after valid_from ({current.valid_from.isoformat()})"
+                    if valid_to is not None
+                    else f"memory {memory_id} begins at {current.valid_from.isoformat()}, after "
+                    "now: give a valid_to after that to end it"
+                )
+            if end == current.valid_to:
+                return current  # already ends there: no new version
             if current.valid_to is not None and end > current.valid_to:
                 raise InvalidInputError(
                     f"memory {memory_id} already stops being true at "

@@ -157,8 +157,7 @@ class OutcomeService:
         now = utcnow()
         # Validate the decision before embedding (a 404/422 costs no model call).
         decision = self._decision_in(self.graph, writer.namespace, decision_id)
-        if body.observed_at is not None:
-            check_observed_at(body.observed_at, decision)
+        check_observed_at(body.observed_at or now, decision)
         props = self.memories.new_props(
             writer, Kind.OBSERVATION, body.content, now=now, valid_from=body.observed_at or now
         )
