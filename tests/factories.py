@@ -16,6 +16,18 @@ def memory(t: Tenant, content: str, kind: str = "observation", **fields: Any) ->
     return r.json()  # type: ignore[no-any-return]
 
 
+def small_trace(t: Tenant, task: str, steps: list[str]) -> str:
+    """Record a trace of observations ending in a conclusion (the last step); return its id."""
+    body = {
+        "task": task,
+        "steps": [{"kind": "observation", "content": s} for s in steps[:-1]]
+        + [{"kind": "conclusion", "content": steps[-1]}],
+    }
+    r = t.post("/v1/reasoning", json=body)
+    assert r.status_code == 201, r.text
+    return str(r.json()["trace_id"])
+
+
 def flaky_test_story(t: Tenant) -> dict[str, Any]:
     """The seed's story: a flaky CI test, two rejected hypotheses, a race, a lock, 50 green runs."""
     log = memory(t, "CI log: test_upload failed with connection reset during setup")

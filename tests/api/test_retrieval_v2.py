@@ -19,7 +19,7 @@ from service.domain.retrieval.models import Hit, Ranked, RetrievalQuery
 from service.domain.retrieval.traces import trace_page
 from service.graph.schema import apply_schema
 from tests.conftest import Tenant, new_tenant
-from tests.factories import flaky_test_story, memory
+from tests.factories import flaky_test_story, memory, small_trace
 from tests.factories import fulltext_candidates as _fulltext
 
 LOGGER = "service.domain.retrieval"
@@ -660,14 +660,7 @@ def test_the_trace_whose_task_the_query_restates_leads(tenant: Tenant) -> None:
     other words, while other traces repeat the query's own words in their steps."""
 
     def trace(task: str, steps: list[str]) -> str:
-        body = {
-            "task": task,
-            "steps": [{"kind": "observation", "content": s} for s in steps[:-1]]
-            + [{"kind": "conclusion", "content": steps[-1]}],
-        }
-        r = tenant.post("/v1/reasoning", json=body)
-        assert r.status_code == 201, r.text
-        return str(r.json()["trace_id"])
+        return small_trace(tenant, task, steps)
 
     target = trace(
         "Investigate why checkout latency spiked in production after a retry storm",

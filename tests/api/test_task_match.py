@@ -7,44 +7,29 @@ answered the question.
 
 from __future__ import annotations
 
-from typing import Any
-
 from tests.api.test_retrieval_v2 import ids, recall
 from tests.conftest import Tenant
-from tests.factories import memory
+from tests.factories import memory, small_trace
 
-
-def trace(t: Tenant, task: str, steps: list[str]) -> str:
-    body: dict[str, Any] = {
-        "task": task,
-        "steps": [{"kind": "observation", "content": s} for s in steps[:-1]]
-        + [{"kind": "conclusion", "content": steps[-1]}],
-    }
-    r = t.post("/v1/reasoning", json=body)
-    assert r.status_code == 201, r.text
-    return str(r.json()["trace_id"])
+BACKUP = (
+    "Why does the nightly database backup fail on the replica?",
+    [
+        "the backup job exits with code 2 at 02:10: no space left on the replica disk",
+        "the backup fails because the replica disk is full",
+    ],
+)
+CHECKOUT = (
+    "Why did checkout latency spike after the deploy?",
+    [
+        "p99 rose to 2 s after the 14:00 deploy; the new ORM issues N+1 queries",
+        "checkout latency spiked because the new ORM issues N+1 queries",
+    ],
+)
 
 
 def test_a_trace_about_something_else_does_not_outrank_the_answer(tenant: Tenant) -> None:
     answer = memory(tenant, "The espresso maker sits on level three, next to the lifts")
-    traces = [
-        trace(
-            tenant,
-            "Why does the nightly database backup fail on the replica?",
-            [
-                "the backup job exits with code 2 at 02:10: no space left on the replica disk",
-                "the backup fails because the replica disk is full",
-            ],
-        ),
-        trace(
-            tenant,
-            "Why did checkout latency spike after the deploy?",
-            [
-                "p99 rose to 2 s after the 14:00 deploy; the new ORM issues N+1 queries",
-                "checkout latency spiked because the new ORM issues N+1 queries",
-            ],
-        ),
-    ]
+    traces = [small_trace(tenant, *BACKUP), small_trace(tenant, *CHECKOUT)]
     items = recall(tenant, "where can I find the coffee machine", limit=5, explain=True)
     assert ids(items)[0] == answer["memory_id"], ids(items)
     for item in items:
@@ -53,22 +38,8 @@ def test_a_trace_about_something_else_does_not_outrank_the_answer(tenant: Tenant
 
 
 def test_a_restated_task_still_counts_fully(tenant: Tenant) -> None:
-    target = trace(
-        tenant,
-        "Why does the nightly database backup fail on the replica?",
-        [
-            "the backup job exits with code 2 at 02:10: no space left on the replica disk",
-            "the backup fails because the replica disk is full",
-        ],
-    )
-    trace(
-        tenant,
-        "Why did checkout latency spike after the deploy?",
-        [
-            "p99 rose to 2 s after the 14:00 deploy; the new ORM issues N+1 queries",
-            "checkout latency spiked because the new ORM issues N+1 queries",
-        ],
-    )
+    target = small_trace(tenant, *BACKUP)
+    small_trace(tenant, *CHECKOUT)
     items = recall(tenant, "what makes the overnight db backup on the replica break", explain=True)
     assert ids(items)[0] == target
     assert items[0]["explain"]["task"]["normalised"] == 1.0
