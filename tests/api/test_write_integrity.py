@@ -172,6 +172,12 @@ def test_an_outcome_observed_before_its_decision_took_effect_is_refused(tenant: 
     assert tenant.get(path).json()["count"] == 0
     r = tenant.post(path, json={**body, "observed_at": "2024-07-01T00:00:00Z"})
     assert r.status_code == 201, r.text
+    # nor may the decision move its start past that outcome afterwards
+    moved = f"/v1/memories/{decision['memory_id']}"
+    r = tenant.patch(moved, json={"valid_from": "2024-08-01T00:00:00Z"}, headers={"If-Match": "1"})
+    assert r.status_code == 422 and "2024-07-01" in r.json()["detail"], r.text
+    r = tenant.patch(moved, json={"valid_from": "2024-06-15T00:00:00Z"}, headers={"If-Match": "1"})
+    assert r.status_code == 200, r.text
     # without observed_at it is observed now: not of a decision in effect only from 2099
     later = create(
         tenant, kind="decision", content="Move to ARM", valid_from="2099-01-01T00:00:00Z"

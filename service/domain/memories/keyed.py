@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime, timedelta
 from typing import Any
 
+from service.domain.memories.rows import utcnow
 from service.errors import InvalidInputError
 from service.graph.records import MemoryRecord
 
@@ -75,3 +77,32 @@ def check_keyed_period(
                 f"({other.valid_from.isoformat()} to {until}); one value of a key is valid at "
                 "any time: write a new value instead, or change the other one first"
             )
+
+
+def after_key_values(
+    props: dict[str, Any], now: datetime, values: list[MemoryRecord]
+) -> tuple[dict[str, Any], datetime]:
+    """Return the write's props and system time, moved after the key's values when needed.
+
+    The clock is read before the key's lock is granted (`memory/lock_key`): a concurrent
+    writer of the key that committed meanwhile left a value that began after `now`, and this
+    write would close it before it began (refused by `memory/create_version`). Then the write
+    takes its time anew (at least 1 µs after that value's start): its `system_from`, and its
+    `valid_from` when that was defaulted to the write's time.
+
+    Args:
+        props: the new memory's properties (`new_props`).
+        now: the system time read before the lock (timezone-aware UTC).
+        values: the key's current values, read under the lock.
+
+    Returns:
+        `(props, now)`, unchanged when no value began after `now`.
+    """
+    latest = max((v.system_from for v in values), default=now)
+    if latest <= now:
+        return props, now
+    later = max(utcnow(), latest + timedelta(microseconds=1))
+    moved = {**props, "system_from": later}
+    if props["valid_from"] == now:
+        moved["valid_from"] = later
+    return moved, later

@@ -8,10 +8,10 @@ a new value closes the previous value's valid time at its own `valid_from`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
-from service.domain.memories.keyed import check_keyed_period, place_keyed_value
+from service.domain.memories.keyed import after_key_values, check_keyed_period, place_keyed_value
 from service.domain.memories.locks import lock_contents
 from service.domain.memories.public import Memory, memory_public
 from service.domain.memories.rows import (
@@ -40,35 +40,6 @@ from service.graph.repository import Graph, Tx
 
 #: The documented limit of a lifecycle write's `reason` (invalidate, retract, challenge), in characters.
 MAX_REASON_CHARS = 2000
-
-
-def after_key_values(
-    props: dict[str, Any], now: datetime, values: list[MemoryRecord]
-) -> tuple[dict[str, Any], datetime]:
-    """Return the write's props and system time, moved after the key's values when needed.
-
-    The clock is read before the key's lock is granted (`memory/lock_key`): a concurrent
-    writer of the key that committed meanwhile left a value that began after `now`, and this
-    write would close it before it began (refused by `memory/create_version`). Then the write
-    takes its time anew (at least 1 µs after that value's start): its `system_from`, and its
-    `valid_from` when that was defaulted to the write's time.
-
-    Args:
-        props: the new memory's properties (`new_props`).
-        now: the system time read before the lock (timezone-aware UTC).
-        values: the key's current values, read under the lock.
-
-    Returns:
-        `(props, now)`, unchanged when no value began after `now`.
-    """
-    latest = max((v.system_from for v in values), default=now)
-    if latest <= now:
-        return props, now
-    later = max(utcnow(), latest + timedelta(microseconds=1))
-    moved = {**props, "system_from": later}
-    if props["valid_from"] == now:
-        moved["valid_from"] = later
-    return moved, later
 
 
 class MemoryService(MemoryVersions):
@@ -364,6 +335,20 @@ class MemoryService(MemoryVersions):
                 return current  # nothing differs: no new version
             if current.subject is not None and effective.keys() & {"valid_from", "valid_to"}:
                 self._check_key_timeline(tx, current, effective, now)
+            if current.kind == Kind.DECISION and "valid_from" in effective:
+                first = tx.one(
+                    QueryName.MEMORY_FIRST_OUTCOME,
+                    {"namespace": current.namespace, "memory_id": memory_id},
+                )
+                if (
+                    first
+                    and first["observed_at"]
+                    and first["observed_at"] < effective["valid_from"]
+                ):
+                    raise InvalidInputError(
+                        f"valid_from: decision {memory_id} has an outcome observed at "
+                        f"{first['observed_at'].isoformat()}; it cannot take effect after that"
+                    )
             return self.version_in(tx, current, effective, writer, now, reason="update")
 
         return memory_public(self.write_version(work))
