@@ -90,19 +90,19 @@ def test_not_found_at_times_prints_iso_and_only_the_times_given(tenant: Tenant) 
     r = tenant.get(path, params={"as_of": "2020-01-01T00:00:00Z"})
     assert r.status_code == 404, r.text
     assert r.json()["detail"] == (
-        f"memory {fact['memory_id']} has no version valid at 2020-01-01T00:00:00+00:00"
+        f"memory {fact['memory_id']} has no version valid at 2020-01-01T00:00:00Z"
     )
     r = tenant.get(path, params={"known_at": "2020-01-01T00:00:00Z"})
     assert r.status_code == 404, r.text
     assert r.json()["detail"] == (
-        f"memory {fact['memory_id']} has no version as known at 2020-01-01T00:00:00+00:00"
+        f"memory {fact['memory_id']} has no version as known at 2020-01-01T00:00:00Z"
     )
     r = tenant.get(
         path, params={"as_of": "2020-01-01T00:00:00Z", "known_at": "2021-06-01T12:00:00+02:00"}
     )
     assert r.status_code == 404, r.text
     assert r.json()["detail"].endswith(
-        "valid at 2020-01-01T00:00:00+00:00 as known at 2021-06-01T10:00:00+00:00"
+        "valid at 2020-01-01T00:00:00Z as known at 2021-06-01T10:00:00Z"
     )
     assert "None" not in r.json()["detail"]
 

@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from service.domain.maintenance.base import JobReport, MaintenanceJob, excerpt, fmt_confidence
-from service.domain.memories import utcnow
+from service.domain.memories import iso_utc, utcnow
 from service.domain.models import StepDraft, StepKind, TraceDraft
 from service.errors import (
     ConflictError,
@@ -174,7 +174,7 @@ class EvidenceDrift(MaintenanceJob):
     def _describe(self, namespace: str, cite: _Cited) -> tuple[str, tuple[str, ...]]:
         """Return an observation's text about one changed piece of evidence, and its draft cites."""
         where = ", ".join(f"step {step} of trace {trace}" for trace, step in cite.cited_by)
-        when = cite.changed_at.isoformat() if cite.changed_at else "an unknown time"
+        when = iso_utc(cite.changed_at) if cite.changed_at else "an unknown time"
         text = (
             f"Evidence {cite.memory_id} version {cite.version} ('{excerpt(cite.content)}'), "
             f"cited by {where}, was {cite.change} at {when}"
@@ -189,7 +189,7 @@ class EvidenceDrift(MaintenanceJob):
             )
         text += f"; its current version {current.version} reads '{excerpt(current.content)}'"
         if current.valid_to is not None:
-            text += f" and stopped being true at {current.valid_to.isoformat()}"
+            text += f" and stopped being true at {iso_utc(current.valid_to)}"
         return text + ".", (cite.memory_id,)
 
     def _draft(self, namespace: str, drift: _Drift) -> tuple[TraceDraft, list[dict[str, Any]]]:

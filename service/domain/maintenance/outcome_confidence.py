@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from service.domain.maintenance.base import JobReport, MaintenanceJob, excerpt, fmt_confidence
 from service.domain.maintenance.drift import DRIFT_WEIGHT
-from service.domain.memories import utcnow
+from service.domain.memories import iso_utc, utcnow
 from service.domain.models import StepDraft, StepKind, TraceDraft
 from service.domain.outcomes import Outcome, OutcomeRecord, list_outcomes_in, outcome_record
 from service.domain.reasoning import Lineage
@@ -171,8 +171,8 @@ class OutcomeConfidence(MaintenanceJob):
                 StepDraft(
                     kind=StepKind.OBSERVATION,
                     content=(
-                        f"Outcome {o.outcome_id}: {o.result}, observed {o.observed_at.isoformat()}, "
-                        f"recorded {o.recorded_at.isoformat()}: '{excerpt(o.content)}'."
+                        f"Outcome {o.outcome_id}: {o.result}, observed {iso_utc(o.observed_at)}, "
+                        f"recorded {iso_utc(o.recorded_at)}: '{excerpt(o.content)}'."
                     ),
                     cites=(o.outcome_id,),
                 )

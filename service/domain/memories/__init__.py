@@ -7,6 +7,7 @@ from service.domain.memories.rows import (
     VERSIONED_FIELDS,
     build_memory_row,
     encode_metadata,
+    iso_utc,
     utcnow,
 )
 from service.domain.memories.store import MemoryService
@@ -22,6 +23,7 @@ __all__ = [
     "Writer",
     "build_memory_row",
     "encode_metadata",
+    "iso_utc",
     "memory_public",
     "utcnow",
 ]

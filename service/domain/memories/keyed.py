@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from service.domain.memories.rows import utcnow
+from service.domain.memories.rows import iso_utc, utcnow
 from service.errors import InvalidInputError
 from service.graph.records import MemoryRecord
 
@@ -37,7 +37,7 @@ def place_keyed_value(
             props = {**props, "valid_to": next_start}
         elif props["valid_to"] > next_start:
             raise InvalidInputError(
-                f"valid_to runs into the next value of this key, which starts at {next_start.isoformat()}"
+                f"valid_to runs into the next value of this key, which starts at {iso_utc(next_start)}"
             )
     to_close = [
         v for v in values if v.valid_from < start and (v.valid_to is None or v.valid_to > start)
@@ -71,10 +71,10 @@ def check_keyed_period(
         if (end is None or other.valid_from < end) and (
             other.valid_to is None or start < other.valid_to
         ):
-            until = other.valid_to.isoformat() if other.valid_to is not None else "open-ended"
+            until = iso_utc(other.valid_to) if other.valid_to is not None else "open-ended"
             raise InvalidInputError(
                 f"the valid period would overlap value {other.memory_id} of this key "
-                f"({other.valid_from.isoformat()} to {until}); one value of a key is valid at "
+                f"({iso_utc(other.valid_from)} to {until}); one value of a key is valid at "
                 "any time: write a new value instead, or change the other one first"
             )
 

@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from service.domain.memories.public import Memory, memory_public
+from service.domain.memories.rows import iso_utc
 from service.errors import MemoryNotFound, VersionConflict
 from service.graph.query_names import QueryName
 from service.graph.records import MemoryRecord
@@ -27,9 +28,9 @@ def at(as_of: datetime | None, known_at: datetime | None) -> str:
     """Return "valid at <as_of> as known at <known_at>" in ISO 8601, naming only the times given."""
     parts = []
     if as_of is not None:
-        parts.append(f"valid at {as_of.isoformat()}")
+        parts.append(f"valid at {iso_utc(as_of)}")
     if known_at is not None:
-        parts.append(f"as known at {known_at.isoformat()}")
+        parts.append(f"as known at {iso_utc(known_at)}")
     return " ".join(parts)
 
 
@@ -168,7 +169,7 @@ class MemoryReader:
             QueryName.MEMORY_GET_MEMORY_STATE, state_params(namespace, memory_id)
         )
         if state is not None and state.get("memory_id") and state.get("system_to") is not None:
-            closed = state["system_to"].isoformat()
+            closed = iso_utc(state["system_to"])
             history = f"its history is at /v1/memories/{memory_id}/history"
             if state.get("replaced_by"):
                 # A new value of the same key from the same valid time: the old one was wrong

@@ -46,6 +46,15 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+def iso_utc(value: datetime) -> str:
+    """Return a time as the API writes it, for messages: ISO 8601 in UTC with `Z`.
+
+    `datetime.isoformat` writes `+00:00` where every answer body has `Z` (pydantic's JSON), so an
+    error naming a memory's time read as another time than the memory's own fields.
+    """
+    return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
 def encode_metadata(metadata: dict[str, Any] | None) -> str | None:
     """Serialise metadata for storage (Neo4j properties cannot hold maps).
 

@@ -17,6 +17,7 @@ from service.domain.memories.public import Memory, memory_public
 from service.domain.memories.rows import (
     build_memory_row,
     encode_metadata,
+    iso_utc,
     utcnow,
 )
 from service.domain.memories.versions import MemoryVersions, refuse_trace
@@ -347,7 +348,7 @@ class MemoryService(MemoryVersions):
                 ):
                     raise InvalidInputError(
                         f"valid_from: decision {memory_id} has an outcome observed at "
-                        f"{first['observed_at'].isoformat()}; it cannot take effect after that"
+                        f"{iso_utc(first['observed_at'])}; it cannot take effect after that"
                     )
             return self.version_in(tx, current, effective, writer, now, reason="update")
 
@@ -392,13 +393,13 @@ class MemoryService(MemoryVersions):
             current = self.current_in(tx, writer.namespace, memory_id)
             if current.valid_to is not None and current.valid_to <= now:
                 raise InvalidInputError(
-                    f"memory {memory_id} already stopped being true at {current.valid_to.isoformat()}"
+                    f"memory {memory_id} already stopped being true at {iso_utc(current.valid_to)}"
                 )
             if end <= current.valid_from:
                 raise InvalidInputError(
-                    f"valid_to must be after valid_from ({current.valid_from.isoformat()})"
+                    f"valid_to must be after valid_from ({iso_utc(current.valid_from)})"
                     if valid_to is not None
-                    else f"memory {memory_id} begins at {current.valid_from.isoformat()}, after "
+                    else f"memory {memory_id} begins at {iso_utc(current.valid_from)}, after "
                     "now: give a valid_to after that to end it"
                 )
             if end == current.valid_to:
@@ -406,7 +407,7 @@ class MemoryService(MemoryVersions):
             if current.valid_to is not None and end > current.valid_to:
                 raise InvalidInputError(
                     f"memory {memory_id} already stops being true at "
-                    f"{current.valid_to.isoformat()}; invalidate only ends it earlier "
+                    f"{iso_utc(current.valid_to)}; invalidate only ends it earlier "
                     "(PATCH valid_to to move its end)"
                 )
             return self.version_in(

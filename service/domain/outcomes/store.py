@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from service.domain.memories import Memory, MemoryService, Writer, memory_public, utcnow
+from service.domain.memories import Memory, MemoryService, Writer, iso_utc, memory_public, utcnow
 from service.domain.models import Kind
 from service.domain.outcomes.models import CHALLENGING, NewOutcome, Outcome, OutcomeResult
 from service.errors import (
@@ -44,8 +44,8 @@ def check_observed_at(observed_at: datetime, decision: MemoryRecord) -> None:
     """
     if observed_at < decision.valid_from:
         raise InvalidInputError(
-            f"observed_at: {observed_at.isoformat()} is before decision {decision.memory_id} "
-            f"took effect ({decision.valid_from.isoformat()}); an outcome follows its decision"
+            f"observed_at: {iso_utc(observed_at)} is before decision {decision.memory_id} "
+            f"took effect ({iso_utc(decision.valid_from)}); an outcome follows its decision"
         )
 
 
