@@ -9,6 +9,7 @@ import importlib
 import logging
 import math
 import os
+import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -170,6 +171,11 @@ class SentenceTransformerEmbedder:
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
         path = resolve_model_path(model)
+        # Triton (GPU kernels) is useless to this CPU-only model, yet torch imports it when it is
+        # installed (PyPI's torch pulls it in), and its bindings print ~30 lines of "nanobind:
+        # leaked instance" at every exit of a model-loading command. Marked as absent (the
+        # import system's documented `None` entry), torch takes it as not installed.
+        sys.modules.setdefault("triton", None)  # type: ignore[arg-type]
         try:
             from sentence_transformers import SentenceTransformer
             from transformers.utils import logging as transformers_logging
