@@ -1,4 +1,4 @@
-// The memory versions behind ranked retrieval hits (for a read of current versions, a version closed meanwhile read back as its memory's current one), each with whether a lineage-visible trace PRODUCED any version of it and, for a trace, the memory ids it PRODUCED; the four period bounds as UTC ISO-8601 text (parsed by datetime.fromisoformat: the driver's DateTime hydration in Python cost ~0.1 ms a value, most of this query's time).
+// The memory versions behind ranked retrieval hits (for a read of current versions, a version closed meanwhile read back as its memory's current one, or dropped when the memory was retracted or corrected), each with whether a lineage-visible trace PRODUCED any version of it and, for a trace, the memory ids it PRODUCED; the four period bounds as UTC ISO-8601 text (parsed by datetime.fromisoformat: the driver's DateTime hydration in Python cost ~0.1 ms a value, most of this query's time).
 // mode: read
 // returns: many
 // :param namespace => 'default'
@@ -9,18 +9,23 @@ UNWIND $uids AS uid
 MATCH (found:Memory {namespace: $namespace, uid: uid})
 // A read of current versions ($current_at: its as_of; null for a history read): a candidate
 // closed since its index answered (an update committed meanwhile) is read back as its memory's
-// current version, or not at all when that is no longer valid at $current_at or the candidate
-// was retracted; while the update's commit is not yet visible in the memory_id index (no
-// current version found, not retracted), as the version found.
+// current version, or not at all when that is no longer valid at $current_at, or when the
+// memory has no current version because it was retracted or corrected (the candidate, or a
+// later version, closed with no successor); while the update's commit is not yet visible in
+// the memory_id index (no later version found, the candidate not retracted), as the version found.
 OPTIONAL CALL (found) {
   WITH found WHERE $current_at IS NOT NULL AND found.system_to IS NOT NULL
-  OPTIONAL MATCH (successor:Memory {namespace: $namespace, memory_id: found.memory_id})
-  WHERE successor.system_to IS NULL
-  RETURN successor, true AS replaced LIMIT 1
+  OPTIONAL MATCH (later:Memory {namespace: $namespace, memory_id: found.memory_id})
+  WHERE later.version > found.version
+  WITH collect(later) AS later
+  RETURN [v IN later WHERE v.system_to IS NULL][0] AS successor,
+         any(v IN later WHERE v.system_to IS NOT NULL) AS later_closed,
+         true AS replaced
 }
 WITH uid, CASE
        WHEN NOT coalesce(replaced, false) THEN found
-       WHEN successor IS NULL THEN CASE WHEN found.retracted_reason IS NULL THEN found END
+       WHEN successor IS NULL THEN
+         CASE WHEN found.retracted_reason IS NULL AND NOT later_closed THEN found END
        WHEN successor.valid_from <= $current_at
             AND (successor.valid_to IS NULL OR successor.valid_to > $current_at) THEN successor
      END AS m

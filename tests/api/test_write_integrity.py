@@ -280,3 +280,35 @@ def test_invalidate_at_the_end_already_set_writes_nothing(tenant: Tenant) -> Non
         f"/v1/memories/{later['memory_id']}/invalidate", json={"reason": "plans changed"}
     )
     assert r.status_code == 422 and "begins at 2099-01-01" in r.json()["detail"], r.text
+
+
+def test_a_corrected_value_is_not_recalled_beside_its_correction(tenant: Tenant) -> None:
+    # A fresh-user trial: for 10 s after a correction, recall and search at a time the
+    # correction covers gave the corrected value too (its version closed by the next value,
+    # read back as if an update were still committing).
+    create(tenant, content="Rack A in hall 101", valid_from="2024-01-01T00:00:00Z", **KEY)
+    create(tenant, content="Rack B in hall 202", valid_from="2026-01-01T00:00:00Z", **KEY)
+    c = create(tenant, content="Rack C in hall 303", valid_from="2024-01-01T00:00:00Z", **KEY)
+    for path in ("/v1/recall", "/v1/search"):
+        r = tenant.post(path, json={"query": "rack in hall", "as_of": "2025-01-01T00:00:00Z"})
+        assert [i["memory_id"] for i in r.json()["items"]] == [c["memory_id"]], r.text
+
+
+def test_a_history_search_lists_each_value_of_a_key(tenant: Tenant) -> None:
+    # A fresh-user trial: with include_superseded, "S lives in A/B/C" collapsed as
+    # near-duplicates into one item led by a closed version.
+    home = {"subject": "sam", "attribute": "home"}
+    values = [
+        create(
+            tenant,
+            content=f"Sam lives in the blue house by the old market square, flat {flat}",
+            valid_from=f"{year}-01-01T00:00:00Z",
+            **home,
+        )
+        for flat, year in (("A", 2020), ("B", 2022), ("C", 2024))
+    ]
+    # every value's first version was believed open-ended once: each is valid now in some version
+    r = tenant.post("/v1/search", json={"query": "where does Sam live", "include_superseded": True})
+    found = {i["memory_id"] for i in r.json()["items"]}
+    assert {v["memory_id"] for v in values} <= found, r.text
+    assert all(i.get("duplicates") is None for i in r.json()["items"]), r.text

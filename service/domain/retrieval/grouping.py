@@ -60,8 +60,10 @@ def near_duplicates(a: MemoryRecord, b: MemoryRecord, threshold: float) -> bool:
     """Return True when two memories say the same thing: same kind, same numbers, similar terms.
 
     Traces never collapse: each is a recorded piece of reasoning with its own quality (copies
-    of one trace rank by their assessments instead). Keyed facts about different keys never
-    collapse either: "Works on the payments team" for bob and for carol are two facts.
+    of one trace rank by their assessments instead). Keyed facts never collapse either: about
+    different keys ("Works on the payments team" for bob and for carol) they are two facts,
+    and two memories of one key are two of its values over time ("lives in Paris", "lives in
+    Lyon": a history search collapsed a key's values into one, led by a closed version).
 
     Args:
         a: one memory version.
@@ -73,7 +75,7 @@ def near_duplicates(a: MemoryRecord, b: MemoryRecord, threshold: float) -> bool:
     """
     if a.memory_id == b.memory_id or a.kind != b.kind or a.kind == Kind.REASONING:
         return False
-    if (a.subject, a.attribute) != (b.subject, b.attribute):
+    if a.subject is not None or b.subject is not None:
         return False
     if numbers(a.content) != numbers(b.content):
         return False
