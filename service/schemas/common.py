@@ -33,7 +33,16 @@ def _utc(value: datetime) -> datetime:
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]")
 
 
+#: An offset whose `+` a URL query turned into a space (`?as_of=2024-01-01T10:00:00+02:00`).
+_SPACED_OFFSET = re.compile(r"\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)? \d{2}(?::?\d{2})?$")
+
+
 def _iso_text(value: Any) -> Any:
+    if isinstance(value, str) and _SPACED_OFFSET.search(value):
+        raise ValueError(
+            "the time's offset lost its '+' (a URL query reads '+' as a space): send it as "
+            "%2B, e.g. 2024-01-01T10:00:00%2B02:00, or give the time in UTC with Z"
+        )
     # A numeric string ("0.5") would be taken as a Unix time: refused like any non-ISO text.
     if not (isinstance(value, datetime) or (isinstance(value, str) and _ISO_DATE.match(value))):
         raise ValueError(

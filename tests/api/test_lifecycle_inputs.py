@@ -135,3 +135,14 @@ def test_rejects_message_names_the_steps(tenant: Tenant) -> None:
         "steps[2].rejects: step 2 rejects step 5, but a step can only reject an earlier one "
         "(steps 0 to 1)"
     )
+
+
+def test_an_offset_whose_plus_a_query_string_ate_is_named(tenant: Tenant) -> None:
+    # A fresh-user trial: `?as_of=...+02:00` unencoded reached the service as "... 02:00" and
+    # got pydantic's "unexpected extra characters", no hint to send the '+' as %2B.
+    fact = memory(tenant, "the build runs on Node 22", kind="fact")
+    r = tenant.get(f"/v1/memories/{fact['memory_id']}?as_of=2030-01-01T10:00:00+02:00")
+    assert r.status_code == 422, r.text
+    assert "%2B" in r.text
+    r = tenant.get(f"/v1/memories/{fact['memory_id']}?as_of=2030-01-01T10:00:00%2B02:00")
+    assert r.status_code == 200, r.text
