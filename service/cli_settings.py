@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import sys
 import typing
 from collections.abc import Mapping
 from pathlib import Path
@@ -13,10 +14,10 @@ import typer
 from pydantic import SecretStr, ValidationError
 
 from service.errors import RationaleError
+from service.settings import Settings, get_settings
 
 if TYPE_CHECKING:
     from rich.console import Console
-from service.settings import Settings, get_settings
 
 #: Exit code of a command whose settings are invalid (as typer's for bad usage).
 BAD_SETTINGS_EXIT = 2
@@ -173,8 +174,6 @@ def output_console() -> Console:
     On a terminal, its width; piped or redirected (rich's default of 80 columns would cut the
     tables' cells to "..."), 240 columns, or `COLUMNS` when set.
     """
-    import sys
-
     from rich.console import Console
 
     return Console(width=None if sys.stdout.isatty() or "COLUMNS" in os.environ else 240)

@@ -86,17 +86,15 @@ class ScopedRoute(APIRoute):
     """
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
-        """Return the route's handler behind the scope check."""
+        """Return the route's handler behind the scope check (as it is when no scope is needed)."""
         handler = super().get_route_handler()
-        required: list[str | None] = []
+        required = route_scope(self)  # the dependant is built before FastAPI asks for this
+        if required is None:
+            return handler
 
         async def scoped_handler(request: Request) -> Response:
-            if not required:
-                required.append(route_scope(self))
-            if required[0] is not None:
-                settings = request.app.state.services.settings
-                principal = authenticate(settings, request.headers.get("authorization"))
-                principal.require(required[0])
+            settings = request.app.state.services.settings
+            authenticate(settings, request.headers.get("authorization")).require(required)
             return await handler(request)
 
         return scoped_handler

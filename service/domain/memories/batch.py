@@ -17,7 +17,7 @@ from typing import Any
 from service.domain.memories.locks import lock_contents
 from service.domain.memories.public import Memory, memory_public
 from service.domain.memories.rows import utcnow
-from service.domain.memories.store import MemoryService
+from service.domain.memories.store import MemoryService, equality_of
 from service.domain.models import KIND_LABELS, WRITABLE_KINDS, Kind, NewMemory, Writer
 from service.domain.text.lexical import lexical_context, search_text
 from service.embeddings import Embedder
@@ -58,20 +58,7 @@ def _with_index(exc: RationaleError, index: int) -> RationaleError:
 
 def _equal_stored(runner: Runner, rows: list[dict[str, Any]]) -> dict[int, MemoryRecord]:
     """Return, by row index, the current memory equal to a row (kind, key, content, origin, valid then)."""
-    keys = [
-        {
-            "index": i,
-            "kind": row["kind"],
-            "content_norm": row["content_norm"],
-            "subject": row["subject"],
-            "attribute": row["attribute"],
-            "origin": row["created_by_origin"],
-            "valid_from": row["valid_from"],
-            # defaulted to the write's time, which a concurrent equal write may have passed
-            "explicit": row["valid_from"] != row["system_from"],
-        }
-        for i, row in enumerate(rows)
-    ]
+    keys = [{"index": i, **equality_of(row)} for i, row in enumerate(rows)]
     found = runner.run(
         QueryName.MEMORY_FIND_EQUAL_MEMORIES, {"namespace": rows[0]["namespace"], "rows": keys}
     )

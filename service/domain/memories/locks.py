@@ -53,3 +53,21 @@ def lock_contents(tx: Tx, namespace: str, rows: Iterable[Mapping[str, Any]], now
             QueryName.MEMORY_LOCK_CONTENTS,
             {"namespace": namespace, "stripes": stripes, "now": now},
         )
+
+
+def lock_key(tx: Tx, namespace: str, subject: str, attribute: str, now: datetime) -> dict[str, str]:
+    """Take the write lock of a fact key in `tx` (held until it ends), creating its node once.
+
+    Args:
+        tx: the open write transaction.
+        namespace: the key's namespace.
+        subject: the key's subject.
+        attribute: the key's attribute.
+        now: the write's system time (stamped on the lock node).
+
+    Returns:
+        The key as the parameters of `memory/get_key_current`.
+    """
+    key = {"namespace": namespace, "subject": subject, "attribute": attribute}
+    tx.run(QueryName.MEMORY_LOCK_KEY, {**key, "now": now})
+    return key

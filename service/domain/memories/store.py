@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from service.domain.memories.keyed import after_key_values, check_keyed_period, place_keyed_value
-from service.domain.memories.locks import lock_contents
+from service.domain.memories.locks import lock_contents, lock_key
 from service.domain.memories.public import Memory, memory_public
 from service.domain.memories.rows import (
     build_memory_row,
@@ -41,6 +41,28 @@ from service.graph.repository import Graph, Tx
 
 #: The documented limit of a lifecycle write's `reason` (invalidate, retract, challenge), in characters.
 MAX_REASON_CHARS = 2000
+
+
+def equality_of(props: Mapping[str, Any]) -> dict[str, Any]:
+    """Return what decides whether a would-be memory equals a stored one (`memory/find_equal_*`).
+
+    Kind, key, normalised content and creating origin; the new memory's `valid_from` (the equal
+    one must still be valid then) and whether it was given (`explicit`: then the equal one must
+    also have begun by it). A defaulted start is the write's clock reading, taken before the
+    locks: an equal write that committed meanwhile began after it and is still equal.
+
+    Args:
+        props: the row from `MemoryService.new_props`.
+    """
+    return {
+        "kind": props["kind"],
+        "content_norm": props["content_norm"],
+        "subject": props["subject"],
+        "attribute": props["attribute"],
+        "origin": props["created_by_origin"],
+        "valid_from": props["valid_from"],
+        "explicit": props["valid_from"] != props["system_from"],
+    }
 
 
 class MemoryService(MemoryVersions):
@@ -160,28 +182,12 @@ class MemoryService(MemoryVersions):
         # an equal memory: concurrent identical writes then run one after the other, and each
         # later one finds the first one's memory.
         if keyed:
-            key = {
-                "namespace": props["namespace"],
-                "subject": props["subject"],
-                "attribute": props["attribute"],
-            }
-            tx.run(QueryName.MEMORY_LOCK_KEY, {**key, "now": now})
+            key = lock_key(tx, props["namespace"], props["subject"], props["attribute"], now)
         else:
             lock_contents(tx, props["namespace"], [props], now)
         existing = tx.memory(
             QueryName.MEMORY_FIND_EQUAL_MEMORY,
-            {
-                "namespace": props["namespace"],
-                "kind": props["kind"],
-                "content_norm": props["content_norm"],
-                "subject": props["subject"],
-                "attribute": props["attribute"],
-                "origin": props["created_by_origin"],
-                "valid_from": props["valid_from"],
-                # A defaulted start is the write's clock reading, taken before the lock: an
-                # equal write that committed meanwhile began after it and is still equal.
-                "explicit": props["valid_from"] != props["system_from"],
-            },
+            {"namespace": props["namespace"], **equality_of(props)},
         )
         if existing is not None:
             return existing, False
@@ -362,12 +368,9 @@ class MemoryService(MemoryVersions):
         Raises:
             InvalidInputError: see `check_keyed_period`.
         """
-        key = {
-            "namespace": current.namespace,
-            "subject": current.subject,
-            "attribute": current.attribute,
-        }
-        tx.run(QueryName.MEMORY_LOCK_KEY, {**key, "now": now})
+        assert current.subject is not None  # a keyed value (the caller's condition)
+        assert current.attribute is not None
+        key = lock_key(tx, current.namespace, current.subject, current.attribute, now)
         period = {
             "valid_from": changes.get("valid_from", current.valid_from),
             "valid_to": changes.get("valid_to", current.valid_to),
