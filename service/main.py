@@ -10,7 +10,6 @@ from fastapi import Depends, FastAPI
 from fastapi_offline import FastAPIOffline
 
 from service.api.auth_gate import AuthGateMiddleware
-from service.api.encoding import ContentEncodingMiddleware
 from service.api.errors import install_error_handlers
 from service.api.hosts import HostCheckMiddleware
 from service.api.limits import BodyLimitMiddleware
@@ -92,8 +91,6 @@ def create_app(settings: Settings | None = None, embedder: Embedder | None = Non
     install_error_handlers(app)
     install_metrics(app, settings)
 
-    # Inside the key check: a compressed body is a 415 for a known key only.
-    app.add_middleware(ContentEncodingMiddleware)
     # A /v1 request without a known key is refused before its body is read (401, not 415/422).
     app.add_middleware(AuthGateMiddleware, settings=settings)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)

@@ -1,4 +1,4 @@
-"""Key and scope checks before a request's body is read: a middleware (key) and a route class (scope)."""
+"""Checks before a request's body is read: a middleware (key) and a route class (scope, coding)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from service.api.auth import authenticate
+from service.api.encoding import coded_body_refusal
 from service.errors import AuthError
 from service.settings import Settings
 
@@ -76,25 +77,28 @@ def route_scope(route: APIRoute) -> str | None:
 
 
 class ScopedRoute(APIRoute):
-    """An `APIRoute` that refuses a key without the operation's scope before reading the body.
+    """An `APIRoute` that checks the key's scope, then the body's coding, before reading the body.
 
     FastAPI reads and validates the body before it resolves dependencies, so a read-only key
     on a write operation learnt from a 415 or 422 what the operation accepts before its 403.
     This route class (FastAPI's documented way to wrap a route's handler) checks the scope the
-    route's key dependency requires (`route_scope`) first; the dependency still checks it too.
-    A `ForbiddenError` is rendered by the error table (403 `auth.forbidden`).
+    route's key dependency requires (`route_scope`) first, then refuses a coded body
+    (`coded_body_refusal`, 415); the dependency still checks the scope too. A `ForbiddenError`
+    is rendered by the error table (403 `auth.forbidden`).
     """
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
-        """Return the route's handler behind the scope check (as it is when no scope is needed)."""
+        """Return the route's handler behind the scope and content-coding checks."""
         handler = super().get_route_handler()
         required = route_scope(self)  # the dependant is built before FastAPI asks for this
-        if required is None:
-            return handler
 
-        async def scoped_handler(request: Request) -> Response:
-            settings = request.app.state.services.settings
-            authenticate(settings, request.headers.get("authorization")).require(required)
+        async def checked_handler(request: Request) -> Response:
+            if required is not None:
+                settings = request.app.state.services.settings
+                authenticate(settings, request.headers.get("authorization")).require(required)
+            refusal = coded_body_refusal(request.scope)
+            if refusal is not None:
+                return refusal
             return await handler(request)
 
-        return scoped_handler
+        return checked_handler

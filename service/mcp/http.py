@@ -25,6 +25,7 @@ from starlette.types import Receive, Scope, Send
 
 from service.api.auth import Principal, authenticate
 from service.api.auth_gate import unauthorized
+from service.api.encoding import coded_body_refusal
 from service.api.hosts import host_allowed, host_name
 from service.container import Services
 from service.errors import AuthError
@@ -76,7 +77,7 @@ def origin_allowed(origin: str | None, allowed: tuple[str, ...] | None) -> bool:
 
 
 class McpEndpoint:
-    """The ASGI app behind `/mcp`: refuse a missing or unknown key (401), else serve MCP.
+    """The ASGI app behind `/mcp`: refuse a missing or unknown key (401) or a coded body (415).
 
     The Host is checked for the whole app (`HostCheckMiddleware`); in dev mode, where no key
     guards the endpoint, a browser page's `Origin` must name a served host too (403
@@ -92,7 +93,7 @@ class McpEndpoint:
         self.origins = settings.host_allow_list if settings.dev_mode else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Check the Origin (dev mode), authenticate the request, then hand it to MCP."""
+        """Check the Origin (dev mode), the key and the body's coding, then hand it to MCP."""
         origin = Headers(scope=scope).get("origin")
         if not origin_allowed(origin, self.origins):
             refusal = JSONResponse(
@@ -105,6 +106,10 @@ class McpEndpoint:
             _principal(_services(scope), Headers(scope=scope).get("authorization"))
         except AuthError as exc:
             await unauthorized(exc)(scope, receive, send)
+            return
+        coded = coded_body_refusal(scope)
+        if coded is not None:
+            await coded(scope, receive, send)
             return
         await self.server.session_manager.handle_request(scope, receive, send)
 

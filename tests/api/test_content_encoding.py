@@ -66,3 +66,38 @@ def test_a_request_without_a_body_passes_whatever_it_declares(tenant: Tenant) ->
         headers={**tenant.headers, "Content-Encoding": "gzip"},
     )
     assert r.status_code == 200, r.text
+
+
+def test_a_key_without_the_scope_is_403_before_the_coding(
+    tenant: Tenant, neo4j_driver: Driver
+) -> None:
+    # The scope is checked before anything about the body: a read-only key learns nothing of
+    # what a write operation accepts (was a 415 first: the coding was refused before routing).
+    read_only = tenant.key_with(["read"])
+    r = tenant.client.post(
+        "/v1/memories",
+        content=gzip.compress(BODY),
+        headers={
+            "Authorization": f"Bearer {read_only}",
+            "Content-Type": "application/json",
+            "Content-Encoding": "gzip",
+        },
+    )
+    assert r.status_code == 403, r.text
+    assert r.json()["code"] == "auth.forbidden"
+    assert _count(neo4j_driver, tenant.namespace) == 0
+
+
+def test_a_coded_body_to_a_read_operation_is_415_for_a_read_only_key(tenant: Tenant) -> None:
+    read_only = tenant.key_with(["read"])
+    r = tenant.client.post(
+        "/v1/recall",
+        content=gzip.compress(json.dumps({"query": "pump"}).encode()),
+        headers={
+            "Authorization": f"Bearer {read_only}",
+            "Content-Type": "application/json",
+            "Content-Encoding": "gzip",
+        },
+    )
+    assert r.status_code == 415, r.text
+    assert r.json()["code"] == "input.unsupported_media_type"

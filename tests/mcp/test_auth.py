@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gzip
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -121,6 +123,21 @@ async def test_http_without_a_valid_key_is_401_like_rest(service: Service) -> No
     # The SDK client reports the refused HTTP exchange as an MCP error (no status in it).
     leaves = list(_leaves(caught.value))
     assert [type(e) for e in leaves] == [MCPError], leaves
+
+
+async def test_http_coded_body_is_401_without_a_key_and_415_with_one(service: Service) -> None:
+    url = f"{service.base_url}/mcp"
+    coded = {**MCP_HEADERS, "Content-Type": "application/json", "Content-Encoding": "gzip"}
+    body = gzip.compress(json.dumps(INIT).encode())
+    async with httpx.AsyncClient(timeout=30.0) as http:
+        r = await http.post(url, content=body, headers=coded)
+        assert r.status_code == 401, r.text
+        r = await http.post(
+            url, content=body, headers={**coded, "Authorization": f"Bearer {service.key_a}"}
+        )
+        assert r.status_code == 415, r.text
+        assert r.json()["code"] == "input.unsupported_media_type"
+        assert r.headers["accept-encoding"] == "identity"
 
 
 async def test_stdio_without_a_valid_key_refuses_every_call(service: Service) -> None:
