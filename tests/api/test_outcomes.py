@@ -212,6 +212,53 @@ def test_repeat_outcome_is_idempotent(tenant: Tenant, neo4j_driver: Driver) -> N
     assert count_nodes(neo4j_driver, tenant.namespace) == before
 
 
+def test_the_same_outcome_seen_again_later_is_a_second_outcome(tenant: Tenant) -> None:
+    # An outcome is an event: the same failure a week later is counted again (was merged into
+    # the first: 200 created false, one failure on record).
+    d = memory(tenant, "Deploy on Fridays", kind="decision")
+    t0 = parse(d["valid_from"])
+    ids = []
+    for week in (1, 2, 3):
+        r = outcome(
+            tenant,
+            d["memory_id"],
+            "failure",
+            "The deploy broke production",
+            observed_at=iso(t0 + timedelta(days=7 * week)),
+        )
+        assert r["created"] is True
+        ids.append(r["outcome_id"])
+    assert len(set(ids)) == 3
+    listed = tenant.get(f"/v1/memories/{d['memory_id']}/outcomes").json()
+    assert [o["result"] for o in listed["items"]] == ["failure"] * 3
+    # a retry of one of them (same text, result and observed_at) writes nothing
+    again = tenant.post(
+        f"/v1/memories/{d['memory_id']}/outcomes",
+        json={
+            "result": "failure",
+            "content": "The deploy broke production",
+            "observed_at": iso(t0 + timedelta(days=14)),
+        },
+    )
+    assert again.status_code == 200 and again.json()["outcome_id"] == ids[1]
+
+
+def test_one_decisions_outcome_is_never_anothers(tenant: Tenant) -> None:
+    # Was: d2's outcome was d1's observation (its observed_at before d2 existed), and retracting
+    # it through d2 took d1's outcome away too.
+    d1 = memory(tenant, "Cache the wheels", kind="decision")
+    first = outcome(tenant, d1["memory_id"], "success", "CI green in four minutes")
+    d2 = memory(tenant, "Cache the node modules", kind="decision")
+    second = outcome(tenant, d2["memory_id"], "success", "CI green in four minutes")
+    assert second["created"] is True and second["outcome_id"] != first["outcome_id"]
+    assert parse(second["observed_at"]) >= parse(d2["valid_from"])
+    r = tenant.post(f"/v1/memories/{second['outcome_id']}/retract", json={"reason": "wrong run"})
+    assert r.status_code == 200, r.text
+    kept = tenant.get(f"/v1/memories/{d1['memory_id']}/outcomes").json()["items"]
+    assert [o["outcome_id"] for o in kept] == [first["outcome_id"]]
+    assert tenant.get(f"/v1/memories/{d2['memory_id']}/outcomes").json()["items"] == []
+
+
 def test_bad_input_changes_nothing(
     tenant: Tenant, other_tenant: Tenant, neo4j_driver: Driver
 ) -> None:

@@ -200,6 +200,7 @@ class UnitWriter:
                             props,
                             cites,
                             now,
+                            observed=unit.valid_from,
                             challenge=said.challenges,
                         )
                         uids.append(stored.outcome.uid)

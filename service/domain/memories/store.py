@@ -162,7 +162,13 @@ class MemoryService(MemoryVersions):
         )
 
     def create_in(
-        self, tx: Tx, props: dict[str, Any], now: datetime, writer: Writer
+        self,
+        tx: Tx,
+        props: dict[str, Any],
+        now: datetime,
+        writer: Writer,
+        *,
+        deduplicate: bool = True,
     ) -> tuple[MemoryRecord, bool]:
         """Create a memory inside a transaction, idempotently, applying the keyed-fact rule.
 
@@ -171,6 +177,8 @@ class MemoryService(MemoryVersions):
             props: from `new_props`.
             now: the write's system time.
             writer: who writes.
+            deduplicate: look for an equal memory first (False: an event of its own, e.g. an
+                outcome, whose caller decides what a repeat is; the content lock is still taken).
 
         Returns:
             `(stored version, created)`; `created` is False when an equal current memory
@@ -185,12 +193,13 @@ class MemoryService(MemoryVersions):
             key = lock_key(tx, props["namespace"], props["subject"], props["attribute"], now)
         else:
             lock_contents(tx, props["namespace"], [props], now)
-        existing = tx.memory(
-            QueryName.MEMORY_FIND_EQUAL_MEMORY,
-            {"namespace": props["namespace"], **equality_of(props)},
-        )
-        if existing is not None:
-            return existing, False
+        if deduplicate:
+            existing = tx.memory(
+                QueryName.MEMORY_FIND_EQUAL_MEMORY,
+                {"namespace": props["namespace"], **equality_of(props)},
+            )
+            if existing is not None:
+                return existing, False
         previous: list[MemoryRecord] = []
         corrected: list[MemoryRecord] = []
         if keyed:

@@ -15,8 +15,10 @@ from datetime import datetime
 from typing import Any
 
 from service.domain.memories import Memory, MemoryService, Writer, iso_utc, memory_public, utcnow
+from service.domain.memories.locks import lock_contents
 from service.domain.models import Kind
 from service.domain.outcomes.models import CHALLENGING, NewOutcome, Outcome, OutcomeResult
+from service.domain.text import normalise_for_match
 from service.errors import (
     ConflictError,
     InvalidInputError,
@@ -58,8 +60,8 @@ class RecordedOutcome:
         decision: the decision's current version after the write (the `challenged` one when
             this outcome challenged it).
         challenged: True when this write made the decision `challenged`.
-        created: False when the same outcome (same observation content and result) was already
-            recorded on this decision: nothing was written.
+        created: False when the same outcome (equal text, the same result and, when given, the
+            same `observed_at`) was already recorded on this decision: nothing was written.
     """
 
     outcome: Outcome
@@ -163,7 +165,9 @@ class OutcomeService:
         )
 
         def work(tx: Tx) -> RecordedOutcome:
-            return self.record_in(tx, writer, decision_id, body.result, props, cites, now)
+            return self.record_in(
+                tx, writer, decision_id, body.result, props, cites, now, observed=body.observed_at
+            )
 
         return self._write(work)
 
@@ -177,9 +181,17 @@ class OutcomeService:
         cites: Sequence[str],
         now: datetime,
         *,
+        observed: datetime | None = None,
         challenge: bool = True,
     ) -> RecordedOutcome:
         """Record an outcome inside an open write transaction (ingestion adds its own).
+
+        An outcome is an event: its observation is a memory of its own, never another
+        memory of equal text (the same failure seen again a week later is a second outcome,
+        and one decision's outcome is never another's). A repeat (`created` False, nothing
+        written) is an outcome of this decision with equal text (normalised) and the same
+        result, observed at `observed` when that was given: a retried call. Equal text and
+        time with another result is refused.
 
         Args:
             tx: the open write transaction.
@@ -190,6 +202,8 @@ class OutcomeService:
                 observation, `valid_from` = when it was observed).
             cites: memory_ids of evidence (current versions are cited).
             now: the write's system time (timezone-aware UTC datetime).
+            observed: when it was observed as the caller or the material said it (timezone-aware
+                UTC), or None when not said (`props["valid_from"]` is then the write's time).
             challenge: let a failure or mixed outcome challenge an active decision (False when
                 the material already settles the decision's fate, e.g. a superseded ADR, whose
                 supersession closes it).
@@ -202,19 +216,23 @@ class OutcomeService:
         """
         decision = self._decision_in(tx, writer.namespace, decision_id)
         cited = self._cited(tx, writer.namespace, cites, decision_id)
-        observation, _ = self.memories.create_in(tx, props, now, writer)
-        existing = [
+        # Equal outcomes take the same content lock: a retry racing the first call finds it.
+        lock_contents(tx, writer.namespace, [props], now)
+        repeated = [
             o
             for o in list_outcomes_in(tx, writer.namespace, [decision_id])
-            if o.outcome_id == observation.memory_id
+            if normalise_for_match(o.content) == props["content_norm"]
+            and (observed is None or o.observed_at == observed)
         ]
-        if existing:
-            if existing[0].result != result:
+        if repeated:
+            same = [o for o in repeated if o.result == result]
+            if not same:
                 raise InvalidInputError(
-                    f"this observation is already a {existing[0].result} outcome of decision "
-                    f"{decision_id}; record a new observation for a different result"
+                    f"outcome {repeated[-1].outcome_id} of decision {decision_id} says the same as "
+                    f"a {repeated[-1].result}; record a new observation for a different result"
                 )
-            return RecordedOutcome(existing[0], memory_public(decision), False, False)
+            return RecordedOutcome(same[-1], memory_public(decision), False, False)
+        observation, _ = self.memories.create_in(tx, props, now, writer, deduplicate=False)
         tx.one(
             QueryName.OUTCOME_LINK_OUTCOME,
             {
