@@ -17,7 +17,10 @@ OPTIONAL CALL (found) {
   WITH found WHERE $current_at IS NOT NULL AND found.system_to IS NOT NULL
   OPTIONAL MATCH (later:Memory {namespace: $namespace, memory_id: found.memory_id})
   WHERE later.version > found.version
-  WITH collect(later) AS later
+  // Grouped by found: no row in (a history read, or an open version), no row out. (An
+  // ungrouped collect() makes one row of nothing, read as "replaced, no successor": a history
+  // read dropped every retracted version.)
+  WITH found, collect(later) AS later
   RETURN [v IN later WHERE v.system_to IS NULL][0] AS successor,
          any(v IN later WHERE v.system_to IS NOT NULL) AS later_closed,
          true AS replaced

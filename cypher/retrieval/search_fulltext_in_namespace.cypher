@@ -10,6 +10,7 @@
 // :param namespace => 'deep'
 // :param kinds => null
 // :param as_of => datetime()
+// ($as_of null: every valid time, a history search that names no as_of)
 // :param closed_after => datetime()
 // :param known_at => null
 // :param include_superseded => false
@@ -34,7 +35,7 @@ CALL (raw, typed) {
          WHEN $known_at IS NULL THEN m.system_to IS NULL OR m.system_to > $closed_after
          ELSE m.system_from <= $known_at AND (m.system_to IS NULL OR m.system_to > $known_at)
        END
-       AND m.valid_from <= $as_of AND (m.valid_to IS NULL OR m.valid_to > $as_of) AS in_time
+       AND ($as_of IS NULL OR m.valid_from <= $as_of AND (m.valid_to IS NULL OR m.valid_to > $as_of)) AS in_time
   RETURN
     collect(CASE WHEN in_time AND origin IN $origins AND m.uid IS NOT NULL AND m.memory_id IS NOT NULL
                  THEN [m.uid, m.memory_id, m.kind, score, m.quality_verdict, m.quality_score,

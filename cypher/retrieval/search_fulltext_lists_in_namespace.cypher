@@ -9,6 +9,7 @@
 // :param namespace => 'deep'
 // :param kinds => null
 // :param as_of => datetime()
+// ($as_of null: every valid time, a history search that names no as_of)
 // :param closed_after => datetime()
 // :param known_at => null
 // :param include_superseded => false
@@ -30,7 +31,7 @@ CALL (query) {
             WHEN $known_at IS NULL THEN m.system_to IS NULL OR m.system_to > $closed_after
             ELSE m.system_from <= $known_at AND (m.system_to IS NULL OR m.system_to > $known_at)
           END
-      AND m.valid_from <= $as_of AND (m.valid_to IS NULL OR m.valid_to > $as_of)
+      AND ($as_of IS NULL OR m.valid_from <= $as_of AND (m.valid_to IS NULL OR m.valid_to > $as_of))
     LIMIT $per_list
     RETURN collect(m) AS shown
   }
@@ -46,7 +47,7 @@ CALL (query) {
             WHEN $known_at IS NULL THEN m.system_to IS NULL OR m.system_to > $closed_after
             ELSE m.system_from <= $known_at AND (m.system_to IS NULL OR m.system_to > $known_at)
           END
-          AND m.valid_from <= $as_of AND (m.valid_to IS NULL OR m.valid_to > $as_of), true)
+          AND ($as_of IS NULL OR m.valid_from <= $as_of AND (m.valid_to IS NULL OR m.valid_to > $as_of)), true)
     WITH m ORDER BY size(coalesce(m.search_text, m.content, '')), coalesce(m.uid, m.memory_id)
     LIMIT $per_list
     RETURN collect(m) AS hidden

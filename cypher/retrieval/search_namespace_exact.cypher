@@ -7,6 +7,7 @@
 // :param namespace => 'default'
 // :param kinds => null
 // :param as_of => datetime()
+// ($as_of null: every valid time, a history search that names no as_of)
 // :param closed_after => datetime()
 // :param known_at => null
 // :param include_superseded => false
@@ -21,7 +22,7 @@ WHERE m.kind IS NOT NULL AND ($kinds IS NULL OR m.kind IN $kinds)
         WHEN $known_at IS NULL THEN m.system_to IS NULL OR m.system_to > $closed_after
         ELSE m.system_from <= $known_at AND (m.system_to IS NULL OR m.system_to > $known_at)
       END
-  AND m.valid_from <= $as_of AND (m.valid_to IS NULL OR m.valid_to > $as_of)
+  AND ($as_of IS NULL OR m.valid_from <= $as_of AND (m.valid_to IS NULL OR m.valid_to > $as_of))
 WITH m, vector.similarity.cosine(m.embedding, $embedding) AS score
 ORDER BY score DESC, m.uid
 LIMIT $k

@@ -7,6 +7,7 @@
 // :param kinds => ['decision', 'fact', 'observation', 'procedure', 'reasoning']
 // :param k => 100
 // :param as_of => datetime()
+// ($as_of null: every valid time, a history search that names no as_of)
 // :param known_at => null
 // :param include_superseded => false
 // :param origins => ['ingestion', 'user']
@@ -37,7 +38,7 @@ CALL (raw) {
          WHEN $known_at IS NULL THEN m.system_to IS NULL
          ELSE m.system_from <= $known_at AND (m.system_to IS NULL OR m.system_to > $known_at)
        END
-       AND m.valid_from <= $as_of AND (m.valid_to IS NULL OR m.valid_to > $as_of) AS in_time
+       AND ($as_of IS NULL OR m.valid_from <= $as_of AND (m.valid_to IS NULL OR m.valid_to > $as_of)) AS in_time
   RETURN
     collect(CASE WHEN in_time AND origin IN $origins AND m.uid IS NOT NULL AND m.memory_id IS NOT NULL
                  THEN [m.uid, m.memory_id, m.kind, score, m.quality_verdict, m.quality_score,

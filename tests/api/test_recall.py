@@ -650,6 +650,36 @@ def test_search_include_superseded_shows_the_old_version(tenant: Tenant) -> None
     assert [i["version"] for i in recall(tenant, query)] == [2]
 
 
+def test_a_history_search_shows_invalidated_and_retracted_memories(tenant: Tenant) -> None:
+    # A fresh-user trial: an invalidated memory came back only as its first version (valid_to
+    # null: read as still true) and a retracted one not at all.
+    ended = memory(tenant, "The okapi team's office is in Berlin", kind="fact")
+    wrong = memory(tenant, "The okapi build server runs Debian 9", kind="fact")
+    r = tenant.post(f"/v1/memories/{ended['memory_id']}/invalidate", json={"reason": "moved"})
+    assert r.status_code == 200, r.text
+    r = tenant.post(f"/v1/memories/{wrong['memory_id']}/retract", json={"reason": "never true"})
+    assert r.status_code == 200, r.text
+    assert search(tenant, "okapi office build server") == []
+    found = search(tenant, "okapi office build server", include_superseded=True, limit=20)
+    versions = {(i["memory_id"], i["version"]): i for i in found}
+    assert set(versions) == {
+        (ended["memory_id"], 1),
+        (ended["memory_id"], 2),
+        (wrong["memory_id"], 1),
+    }, found
+    assert versions[(ended["memory_id"], 2)]["valid_to"] is not None
+    assert versions[(wrong["memory_id"], 1)]["system_to"] is not None
+    # an explicit as_of still filters valid time: after the invalidation, only the belief
+    # of the time before it (version 1, closed in system time) said the office was there
+    later = search(
+        tenant,
+        "okapi office build server",
+        include_superseded=True,
+        as_of=versions[(ended["memory_id"], 2)]["valid_to"],
+    )
+    assert (ended["memory_id"], 2) not in {(i["memory_id"], i["version"]) for i in later}
+
+
 def test_browser_guide_refuses_a_namespace_no_key_can_hold(tenant: Tenant) -> None:
     assert tenant.client.get("/browser/guide", params={"namespace": "a.b"}).status_code == 422
     assert tenant.client.get("/browser/guide", params={"namespace": "x" * 65}).status_code == 422

@@ -184,6 +184,7 @@ class CandidateFinder:
             )
             return Candidates(hits=[Hit.from_row(r) for r in rows], k=depth, exhausted=True)
         if historical:
+            params["as_of"] = query.valid_at
             params["known_at"] = query.known_at
             params["include_superseded"] = query.include_superseded
             name = QueryName.RETRIEVAL_SEARCH_VECTOR_HISTORY

@@ -129,6 +129,10 @@ class RetrievalQuery:
         origins: the `created_by_origin` values that may come back (from the policy).
         include_superseded: also closed versions (search only).
         explain: say why each item matched.
+        as_of_given: False when `as_of` is the read's own time, not the caller's: a search with
+            `include_superseded` then keeps versions of every valid time (a memory invalidated
+            or a value replaced shows the version that says when it ended, not only the one
+            believed open-ended before).
         read_at: when the read began (timezone-aware UTC), or None (closed versions are never
             candidates of a current read). A read of the current versions keeps a version
             closed shortly before it (`closed_after`): an update may commit while the read
@@ -146,11 +150,20 @@ class RetrievalQuery:
     include_superseded: bool = False
     explain: bool = False
     read_at: datetime | None = None
+    as_of_given: bool = True
 
     @property
     def historical(self) -> bool:
         """True for a read of past or closed versions (`known_at`, `include_superseded`)."""
         return self.known_at is not None or self.include_superseded
+
+    @property
+    def valid_at(self) -> datetime | None:
+        """The candidates' valid-time filter: `as_of`, or None (every valid time).
+
+        None for `include_superseded` with no `as_of` given.
+        """
+        return None if self.include_superseded and not self.as_of_given else self.as_of
 
     def closed_after(self) -> datetime | None:
         """Return the instant after which a closed version is still a candidate, or None.
@@ -170,7 +183,7 @@ class RetrievalQuery:
         return {
             "namespace": namespace,
             "kinds": self.kinds,
-            "as_of": self.as_of,
+            "as_of": self.valid_at,
             "known_at": self.known_at,
             "include_superseded": self.include_superseded,
             "origins": self.origins,

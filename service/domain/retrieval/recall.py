@@ -150,6 +150,7 @@ class RetrievalService:
             origins=origins,
             include_superseded=include_superseded,
             explain=request.explain,
+            as_of_given=request.as_of is not None,
         )
 
     def _answer(self, namespace: str, query: RetrievalQuery, read: Read) -> RetrievalResult:
