@@ -68,6 +68,7 @@ class QueryName(StrEnum):
     PRECEDENT_LIST_PRECEDENT_TARGETS = "precedent/list_precedent_targets"
     REASONING_CREATE_STEPS = "reasoning/create_steps"
     REASONING_CREATE_TRACE = "reasoning/create_trace"
+    REASONING_FIND_EQUAL_TRACE = "reasoning/find_equal_trace"
     REASONING_GET_CITED_MEMORIES = "reasoning/get_cited_memories"
     REASONING_GET_TRACES = "reasoning/get_traces"
     REASONING_LINK_CITATIONS = "reasoning/link_citations"

@@ -38,7 +38,7 @@ from service.schemas import (
     RetrievalPublic,
     SearchRequest,
     TraceCreate,
-    TracePublic,
+    TraceCreated,
     UtcDatetime,
 )
 from service.schemas.outcomes import (
@@ -119,15 +119,15 @@ class LocalBackend:
 
         def call() -> Any:
             req = _parse(TraceCreate, body)
-            trace = self._services.reasoning.record(
+            trace, created = self._services.reasoning.record(
                 self._writer(req.actor),
                 draft_from_body(req.model_dump()),
                 gate=True,
                 self_assessment=req.self_assessment,
             )
-            return asdict(trace)
+            return {**asdict(trace), "created": created}
 
-        return await self._run("write", TracePublic, call)
+        return await self._run("write", TraceCreated, call)
 
     async def recall(self, body: Json) -> Json:
         """Recall (scope read), as `POST /v1/recall`."""

@@ -43,6 +43,7 @@ from service.schemas.reasoning import (
     StepIn,
     StepOut,
     TraceCreate,
+    TraceCreated,
     TracePublic,
 )
 from service.schemas.retrieval import (
@@ -92,6 +93,7 @@ __all__ = [
     "StepOut",
     "Strict",
     "TraceCreate",
+    "TraceCreated",
     "TracePublic",
     "UtcDatetime",
 ]

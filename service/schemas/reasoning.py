@@ -133,6 +133,14 @@ class TracePublic(BaseModel):
     source_id: str | None = None
 
 
+class TraceCreated(TracePublic):
+    """The answer to `POST /v1/reasoning`."""
+
+    created: bool = Field(
+        description="False when an equal current trace existed (nothing was written)."
+    )
+
+
 class LineagePublic(BaseModel):
     """A memory, its versions, and every trace that produced any of them."""
 

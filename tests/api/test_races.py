@@ -40,7 +40,8 @@ def race(n: int, call: Callable[[int], httpx.Response]) -> list[httpx.Response]:
     return responses
 
 
-def trace_body(evidence_id: str, task: str) -> dict[str, Any]:
+def trace_body(evidence_id: str, task: str, writer: int = 0) -> dict[str, Any]:
+    """A small trace; `writer` varies its conclusion (the same reasoning twice is one trace)."""
     return {
         "task": task,
         "steps": [
@@ -49,7 +50,10 @@ def trace_body(evidence_id: str, task: str) -> dict[str, Any]:
                 "content": "the disk of the build machine is 95% full",
                 "cites": [evidence_id],
             },
-            {"kind": "conclusion", "content": "the full disk of the build machine broke the build"},
+            {
+                "kind": "conclusion",
+                "content": f"the full disk of build machine {writer} broke the build",
+            },
         ],
     }
 
@@ -66,7 +70,8 @@ def test_concurrent_traces_for_one_task_share_one_task_node(
     # The same task, spelled with other case and spacing by some writers: one :Task.
     tasks = ["Why did the build fail?", "why did the  build fail?"]
     responses = race(
-        8, lambda i: tenant.post("/v1/reasoning", json=trace_body(ev["memory_id"], tasks[i % 2]))
+        8,
+        lambda i: tenant.post("/v1/reasoning", json=trace_body(ev["memory_id"], tasks[i % 2], i)),
     )
     assert [r.status_code for r in responses] == [201] * 8, [r.text for r in responses]
     assert (
@@ -80,7 +85,7 @@ def test_concurrent_traces_for_one_task_share_one_task_node(
     )
     assert count(neo4j_driver, served, tenant.namespace) == 1
     # A later trace for the task still works (the 500 of a task stored twice).
-    later = tenant.post("/v1/reasoning", json=trace_body(ev["memory_id"], tasks[0]))
+    later = tenant.post("/v1/reasoning", json=trace_body(ev["memory_id"], tasks[0], 99))
     assert later.status_code == 201, later.text
     assert later.json()["task"] == tasks[0]
 

@@ -306,3 +306,70 @@ def test_a_trace_may_not_cite_the_memory_it_produces(tenant: Tenant, neo4j_drive
     assert count_nodes(neo4j_driver, tenant.namespace) == before
     assert tenant.get(f"/v1/memories/{decision['memory_id']}/lineage").json()["traces"] == []
     assert tenant.get(f"/v1/memories/{decision['memory_id']}/dependents").json()["count"] == 0
+
+
+def _diagnosis(cites: list[str]) -> dict[str, object]:
+    return {
+        "task": "Why does the nightly export time out?",
+        "steps": [
+            {
+                "kind": "observation",
+                "content": "The export job hit the 30 min limit",
+                "cites": cites,
+            },
+            {"kind": "thought", "content": "Maybe the disk is full", "status": "hypothesis"},
+            {"kind": "observation", "content": "The disk is 40% full", "rejects": [1]},
+            {"kind": "conclusion", "content": "The export scans an unindexed table"},
+        ],
+        "produced": {"kind": "decision", "content": "Index the export's lookup table"},
+    }
+
+
+def test_the_same_reasoning_recorded_again_is_one_trace(
+    tenant: Tenant, neo4j_driver: Driver
+) -> None:
+    # A fresh-user trial: the same body posted twice (a retry without Idempotency-Key) made two
+    # traces of one decision, and recall's top two were the twins.
+    log = memory(tenant, "Export job log: killed after 30 minutes")
+    first = tenant.post("/v1/reasoning", json=_diagnosis([log["memory_id"]]))
+    assert first.status_code == 201, first.text
+    assert first.json()["created"] is True
+    before = count_nodes(neo4j_driver, tenant.namespace)
+    again = tenant.post("/v1/reasoning", json=_diagnosis([log["memory_id"]]))
+    assert again.status_code == 200, again.text
+    assert again.json()["created"] is False
+    assert again.json()["trace_id"] == first.json()["trace_id"]
+    assert count_nodes(neo4j_driver, tenant.namespace) == before
+    items = tenant.post(
+        "/v1/recall", json={"query": "nightly export time out", "kinds": ["reasoning"]}
+    ).json()["items"]
+    assert [i["memory_id"] for i in items] == [first.json()["trace_id"]]
+    # other evidence is other reasoning
+    other = memory(tenant, "Export job log: killed after 31 minutes")
+    third = tenant.post("/v1/reasoning", json=_diagnosis([other["memory_id"]]))
+    assert third.status_code == 201 and third.json()["trace_id"] != first.json()["trace_id"]
+
+
+def test_material_ingested_again_under_another_name_adds_no_trace(tenant: Tenant) -> None:
+    adr = (
+        "# 7. Store chats in MVStore\n\nDate: 2024-03-01\n\n## Status\n\nAccepted\n\n"
+        "## Context\n\nChats must survive restarts and the app already embeds MVStore.\n\n"
+        "## Decision\n\nWe store AI chats in MVStore.\n\n"
+        "## Consequences\n\nNo second database to ship.\n"
+    )
+    first = tenant.post(
+        "/v1/ingest", json={"format": "adr", "content": adr, "source_name": "0007-chats.md"}
+    )
+    assert first.status_code == 201, first.text
+    assert first.json()["created"].get("reasoning") == 1, first.text
+    for name, content in (("copy-of-0007.md", adr), ("0007-chats.md", adr + "\n")):
+        again = tenant.post(
+            "/v1/ingest", json={"format": "adr", "content": content, "source_name": name}
+        )
+        assert again.status_code in (200, 201), again.text
+        assert again.json()["created"].get("reasoning", 0) == 0, again.text
+        assert again.json()["trace_ids"] == first.json()["trace_ids"]
+    items = tenant.post(
+        "/v1/recall", json={"query": "where are chats stored", "kinds": ["reasoning"]}
+    ).json()["items"]
+    assert [i["memory_id"] for i in items] == first.json()["trace_ids"]

@@ -21,7 +21,7 @@ from service.errors import (
     TooLargeError,
     TraceNotFound,
 )
-from service.schemas import TraceCreate, TracePublic
+from service.schemas import TraceCreate, TraceCreated, TracePublic
 
 router = APIRouter(tags=["reasoning"], route_class=ScopedRoute)
 
@@ -29,9 +29,12 @@ router = APIRouter(tags=["reasoning"], route_class=ScopedRoute)
 @router.post(
     "/v1/reasoning",
     status_code=201,
-    response_model=TracePublic,
+    response_model=TraceCreated,
     responses={
         201: trace_links(),
+        200: {
+            "description": "An equal current trace existed: nothing was written, it is returned."
+        },
         **error_responses(
             ReasoningRejected,
             MissingReference,
@@ -46,16 +49,20 @@ router = APIRouter(tags=["reasoning"], route_class=ScopedRoute)
 def record_trace(
     body: TraceCreate, request: Request, services: ServicesDep, principal: WritePrincipal
 ) -> JSONResponse:
-    """Record a trace and what it produced in one transaction; 422 `reasoning.rejected` if the gate refuses."""
+    """Record a trace and what it produced in one transaction; 422 `reasoning.rejected` if the gate refuses.
+
+    The same reasoning recorded again (equal task, steps, cites and product, same door) writes
+    nothing: 200 with the existing trace and `created: false`.
+    """
 
     def call() -> tuple[int, object]:
-        trace = services.reasoning.record(
+        trace, created = services.reasoning.record(
             user_writer(principal, body.actor),
             draft_from_body(body.model_dump()),
             gate=True,
             self_assessment=body.self_assessment,
         )
-        return 201, asdict(trace)
+        return (201 if created else 200), {**asdict(trace), "created": created}
 
     return respond(services, principal, request, body, call)
 

@@ -175,7 +175,8 @@ class UnitWriter:
             )
             outcome.trace_id = recorded.trace_id
             outcome.quality = recorded.assessment.as_dict()
-            outcome.created[Kind.REASONING] += 1
+            if recorded.created:  # the same reasoning, from material ingested before
+                outcome.created[Kind.REASONING] += 1
             uids.append(recorded.trace_uid)
             produced = recorded.produced
             if produced is not None:

@@ -37,6 +37,7 @@ VERSIONED_FIELDS = (
     "quality_json",
     "step_count",
     "source_id",
+    "trace_digest",
 )
 MAX_METADATA_BYTES = 65_536
 

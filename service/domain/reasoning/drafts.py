@@ -1,14 +1,16 @@
-"""A trace before it is stored: built from the request, checked, cleaned, and its searchable text."""
+"""A trace before it is stored: built from the request, checked, cleaned; its searchable text and digest."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 from service.domain.models import ProducedDraft, StepDraft, StepKind, StepStatus, TraceDraft
 from service.domain.quality import conclusion_of
-from service.domain.text import clean_text
+from service.domain.text import clean_text, normalise_for_match
 from service.errors import InvalidInputError, TooLargeError
 
 #: Characters of the trace's searchable `content` (task, steps, conclusion) that are stored.
@@ -138,3 +140,22 @@ def draft_from_body(body: Mapping[str, Any]) -> TraceDraft:
         produced=ProducedDraft(**produced) if produced else None,
         produced_memory_id=body.get("produced_memory_id"),
     )
+
+
+def trace_digest(draft: TraceDraft, produced_id: str | None) -> str:
+    """Return what makes two traces of equal text the same reasoning, as a hex digest.
+
+    Each step's kind, status, normalised text, cited memory ids and rejected steps, the task's
+    key and the memory it produced (`produced_id`); with the normalised content this is the
+    equality `reasoning/find_equal_trace` compares (BLAKE2b, 16 bytes).
+    """
+    shape = {
+        "task": normalise_for_match(draft.task),
+        "steps": [
+            [s.kind, s.status, normalise_for_match(s.content), sorted(s.cites), sorted(s.rejects)]
+            for s in draft.steps
+        ],
+        "produced": produced_id,
+    }
+    encoded = json.dumps(shape, sort_keys=True, ensure_ascii=False).encode("utf-8")
+    return hashlib.blake2b(encoded, digest_size=16).hexdigest()

@@ -17,10 +17,16 @@ from typing import Any
 
 from service import metrics
 from service.domain.memories import MemoryService, Writer, utcnow
+from service.domain.memories.locks import lock_contents
 from service.domain.models import Assessment, Kind, ProducedDraft, StepStatus, TraceDraft, Verdict
 from service.domain.policy import VisibilityPolicy
 from service.domain.quality import QualityThresholds, assess, conclusion_of
-from service.domain.reasoning.drafts import clean_draft, embedding_texts, trace_content
+from service.domain.reasoning.drafts import (
+    clean_draft,
+    embedding_texts,
+    trace_content,
+    trace_digest,
+)
 from service.domain.reasoning.public import Trace
 from service.domain.reasoning.read import TraceReader
 from service.domain.text import check_json, normalise_for_match
@@ -28,6 +34,7 @@ from service.errors import InvalidInputError, MissingReference, ReasoningRejecte
 from service.graph.query_names import QueryName
 from service.graph.records import CitedMemory, MemoryRecord
 from service.graph.repository import Graph, Tx
+from service.origins import Origin
 
 
 def task_key(task: str) -> str:
@@ -49,6 +56,8 @@ class RecordedTrace:
         assessment: the quality assessment stored with it.
         produced: the produced memory's stored version (created or existing), if any.
         produced_created: True when the produced memory was created by this write.
+        created: False when an equal current trace already existed (`trace_digest`): nothing
+            was written, the ids are that trace's.
     """
 
     trace_id: str
@@ -56,6 +65,7 @@ class RecordedTrace:
     assessment: Assessment
     produced: MemoryRecord | None
     produced_created: bool
+    created: bool = True
 
 
 class ReasoningService(TraceReader):
@@ -103,8 +113,8 @@ class ReasoningService(TraceReader):
         source_id: str | None = None,
         valid_from: datetime | None = None,
         resolve: Mapping[str, str] | None = None,
-    ) -> Trace:
-        """Record a trace and what it produced in one transaction.
+    ) -> tuple[Trace, bool]:
+        """Record a trace and what it produced in one transaction, idempotently.
 
         Args:
             writer: namespace, door and actor.
@@ -117,7 +127,8 @@ class ReasoningService(TraceReader):
             resolve: local citation references -> memory_ids (ingestion's `"obs:<i>"`).
 
         Returns:
-            The public trace.
+            `(the public trace, created)`; `created` is False when an equal current trace of
+            the same origin existed (see `record_in`): nothing was written, it is that trace.
 
         Raises:
             MissingReference: a cited memory or `produced_memory_id` does not exist (422).
@@ -145,7 +156,7 @@ class ReasoningService(TraceReader):
             )
 
         recorded = self.graph.write(work)
-        return self.get(writer.namespace, recorded.trace_id)
+        return self.get(writer.namespace, recorded.trace_id), recorded.created
 
     def embedding_texts(self, draft: TraceDraft) -> list[str]:
         """Return the texts `record_in` needs embedded, in order (see `drafts.embedding_texts`)."""
@@ -169,7 +180,13 @@ class ReasoningService(TraceReader):
         """Record a trace and what it produced inside an open write transaction.
 
         The caller owns the transaction, so it can write more in the same unit (ingestion adds
-        the unit's observations before and `EXTRACTED_FROM` links after).
+        the unit's observations before and `EXTRACTED_FROM` links after). Recording the same
+        reasoning again (user and ingestion doors; a maintenance trace records one run's
+        action and is always written) writes no second trace: a current trace of the same origin with equal
+        normalised content and `trace_digest` (steps, cites, rejections, what it produced) is
+        returned instead, `created` False (under the content lock, so concurrent equal writes
+        find each other); the same material ingested under another name, or an agent's retry
+        without an `Idempotency-Key`, made twin traces before.
 
         Args:
             tx: the open write transaction.
@@ -249,6 +266,29 @@ class ReasoningService(TraceReader):
         task_at = 2 if draft.produced else 1
         if len(vectors) > task_at:
             props["task_embedding"] = vectors[task_at]
+        props["trace_digest"] = trace_digest(draft, produced.memory_id if produced else None)
+        equal = None
+        if writer.origin != Origin.MAINTENANCE:  # a maintenance trace records one run's act
+            lock_contents(tx, writer.namespace, [props], now)
+            equal = tx.one(
+                QueryName.REASONING_FIND_EQUAL_TRACE,
+                {
+                    "namespace": writer.namespace,
+                    "content_norm": props["content_norm"],
+                    "origin": writer.origin,
+                    "digest": props["trace_digest"],
+                    "now": now,
+                },
+            )
+        if equal is not None:
+            return RecordedTrace(
+                trace_id=str(equal["memory_id"]),
+                trace_uid=str(equal["uid"]),
+                assessment=assessment,
+                produced=produced,
+                produced_created=produced_created,
+                created=False,
+            )
         trace = tx.one(
             QueryName.REASONING_CREATE_TRACE,
             {
