@@ -14,7 +14,10 @@ from pydantic import (
     ConfigDict,
     Field,
     GetJsonSchemaHandler,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
     WithJsonSchema,
+    WrapValidator,
 )
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, PydanticCustomError
@@ -30,7 +33,7 @@ def _utc(value: datetime) -> datetime:
         raise ValueError("time is out of range once normalised to UTC") from exc
 
 
-_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]")
+_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]")
 
 
 #: An offset whose `+` a URL query turned into a space (`?as_of=2024-01-01T10:00:00+02:00`).
@@ -49,6 +52,36 @@ def _iso_text(value: Any) -> Any:
             "a time must be an ISO 8601 string with an offset, e.g. 2024-01-01T00:00:00Z"
         )
     return value
+
+
+#: pydantic's error types for text that is not a date-time.
+_PARSING = frozenset({"datetime_parsing", "datetime_from_date_parsing"})
+
+
+def _parsed_time(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    """Parse a time; say what is wrong with text that is not one (not "extra characters").
+
+    pydantic reads `t` and `z` in either case but for the separator; text it cannot read is
+    tried once upper-cased (`2024-01-01t10:00:00Z` as `...T...`), and when Python's ISO 8601
+    reader refuses it too its reason is given (hour 24, second 60, an offset of 24 h or more).
+    """
+    try:
+        return handler(value)
+    except ValidationError as exc:
+        if not isinstance(value, str) or not {e["type"] for e in exc.errors()} & _PARSING:
+            raise
+        try:
+            datetime.fromisoformat(value.upper())
+        except ValueError as reason:
+            why = str(reason)
+            if why.startswith("offset"):
+                why = "the UTC offset must be between -23:59 and +23:59"
+            elif why.startswith("Invalid isoformat"):
+                why = "not ISO 8601"
+            raise ValueError(
+                f"{value[:40]!r} is not a valid time: {why}; e.g. 2024-01-01T00:00:00Z"
+            ) from None
+        return handler(value.upper())
 
 
 def _json_int(value: Any) -> Any:
@@ -139,7 +172,9 @@ JsonObject = Annotated[dict[str, Any], AfterValidator(_checked_json)]
 JsonInt = Annotated[int, BeforeValidator(_json_int), AfterValidator(_int64), _Int64Schema()]
 
 #: An ISO 8601 time that must carry an offset; normalised to UTC.
-UtcDatetime = Annotated[AwareDatetime, BeforeValidator(_iso_text), AfterValidator(_utc)]
+UtcDatetime = Annotated[
+    AwareDatetime, WrapValidator(_parsed_time), BeforeValidator(_iso_text), AfterValidator(_utc)
+]
 
 
 class Strict(BaseModel):

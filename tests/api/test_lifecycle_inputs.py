@@ -146,3 +146,29 @@ def test_an_offset_whose_plus_a_query_string_ate_is_named(tenant: Tenant) -> Non
     assert "%2B" in r.text
     r = tenant.get(f"/v1/memories/{fact['memory_id']}?as_of=2030-01-01T10:00:00%2B02:00")
     assert r.status_code == 200, r.text
+
+
+@pytest.mark.parametrize(
+    ("sent", "reason"),
+    [
+        ("2030-01-01T24:00:00Z", "hour must be in 0..23"),
+        ("2030-01-01T10:00:60Z", "second must be in 0..59"),
+        ("2030-01-01T10:00:00+24:00", "offset must be between"),
+        ("2030-13-01T10:00:00Z", "month must be in 1..12"),
+    ],
+)
+def test_a_time_out_of_range_says_why(tenant: Tenant, sent: str, reason: str) -> None:
+    # A fresh-user trial: these got "unexpected extra characters at the end of the input".
+    r = tenant.post("/v1/memories", json={"kind": "fact", "content": "x", "valid_from": sent})
+    assert r.status_code == 422, r.text
+    assert reason in r.text and sent in r.text, r.text
+
+
+def test_a_lower_case_separator_is_read_like_a_lower_case_z(tenant: Tenant) -> None:
+    sent_forms = ("2030-01-01t10:00:00Z", "2030-01-01t10:00:00z", "2030-01-01T10:00:00z")
+    for i, sent in enumerate(sent_forms):
+        r = tenant.post(
+            "/v1/memories", json={"kind": "fact", "content": f"form {i}", "valid_from": sent}
+        )
+        assert r.status_code == 201, r.text
+        assert r.json()["valid_from"] == "2030-01-01T10:00:00Z"
