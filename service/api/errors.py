@@ -154,10 +154,25 @@ async def handle_http_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
     status = 422 if exc.status_code == 400 else exc.status_code
     code = HTTP_CODES.get(exc.status_code, f"http.{exc.status_code}")
+    detail = unparsed_body_reason(exc.__cause__) if exc.status_code == 400 else None
     headers = exc.headers
     if status == 405:
         headers = {**(headers or {}), "Allow": ", ".join(allowed_methods(request))}
-    return JSONResponse({"detail": exc.detail, "code": code}, status_code=status, headers=headers)
+    return JSONResponse(
+        {"detail": detail or exc.detail, "code": code}, status_code=status, headers=headers
+    )
+
+
+def unparsed_body_reason(cause: BaseException | None) -> str | None:
+    """Say why FastAPI could not read a body it calls only "an error parsing the body", or None."""
+    if isinstance(cause, UnicodeDecodeError):
+        return (
+            f"the body is not UTF-8 (byte {cause.start}): send JSON encoded as UTF-8 "
+            "(RFC 8259), whatever the Content-Type's charset says"
+        )
+    if isinstance(cause, RecursionError):
+        return "the body nests arrays or objects too deeply to read"
+    return None
 
 
 def allowed_methods(request: Request) -> list[str]:

@@ -115,3 +115,17 @@ def test_every_operation_with_a_json_body_declares_415(app_client: TestClient) -
                     "input.unsupported_media_type" in operation["responses"]["415"]["description"]
                 )
     assert with_body >= 13
+
+
+def test_a_body_that_is_not_utf8_says_so(tenant: Tenant, neo4j_driver: Driver) -> None:
+    # A fresh-user trial: a latin-1 body got "There was an error parsing the body".
+    before = count_nodes(neo4j_driver, tenant.namespace)
+    r = tenant.client.post(
+        "/v1/memories",
+        content='{"kind": "fact", "content": "Zürich"}'.encode("latin-1"),
+        headers={**tenant.headers, "Content-Type": "application/json; charset=latin-1"},
+    )
+    assert r.status_code == 422, r.text
+    assert r.json()["code"] == "input.invalid"
+    assert "not UTF-8" in r.json()["detail"], r.text
+    assert count_nodes(neo4j_driver, tenant.namespace) == before
