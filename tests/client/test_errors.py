@@ -105,6 +105,9 @@ def test_invalid_input(client: Client) -> None:
         client.send(Call("POST", "/v1/recall", Retrieval, {"query": "x", "limit": 0}))
     assert raw.value.code == "input.invalid" and isinstance(raw.value.detail, list)
     assert raw.value.detail[0]["loc"] == ["body", "limit"]
+    # ... and the exception's message is that list in words, not a repr of dicts
+    assert str(raw.value).startswith("422 input.invalid: limit: "), str(raw.value)
+    assert "{" not in str(raw.value)
 
 
 def test_invalid_format(client: Client) -> None:

@@ -53,12 +53,32 @@ class APIError(RationaleError):
     def __init__(
         self, status: int, code: str, detail: Any, body: dict[str, Any], headers: httpx.Headers
     ) -> None:
-        super().__init__(f"{status} {code}: {detail}")
+        super().__init__(f"{status} {code}: {describe(detail)}")
         self.status = status
         self.code = code
         self.detail = detail
         self.body = body
         self.headers = headers
+
+
+def describe(detail: Any) -> str:
+    """Return an error's detail as one line: FastAPI's validation list as `field: message; ...`.
+
+    Args:
+        detail: the body's `detail`: a message, or a list of `{loc, msg, ...}` (422
+            `input.invalid` from request validation).
+    """
+    if not isinstance(detail, list):
+        return str(detail)
+    parts = []
+    for issue in detail:
+        if not isinstance(issue, dict):
+            parts.append(str(issue))
+            continue
+        loc = [str(p) for p in issue.get("loc", ()) if p not in ("body", "query", "path")]
+        message = str(issue.get("msg", issue))
+        parts.append(f"{'.'.join(loc)}: {message}" if loc else message)
+    return "; ".join(parts)
 
 
 class NotFoundError(APIError):
