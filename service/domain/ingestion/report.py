@@ -133,7 +133,7 @@ def build_report(
         amends.extend(o.amends)
         created.update(o.created)
         memory_ids.extend(o.memory_ids)
-        if o.trace_id is not None:
+        if o.trace_id is not None and o.trace_id not in trace_ids:  # equal units: one trace
             trace_ids.append(o.trace_id)
         if o.quality is not None:
             quality.append(quality_entry(o.key, o.trace_id, o.quality))
