@@ -5,7 +5,9 @@ Every request is authenticated before the MCP layer sees it, with the same rules
 namespace `default` with every scope. Each tool call then resolves its caller again from its own
 request's key and runs in-process on the domain services in that namespace; a key without the
 tool's scope gets a tool error `auth.forbidden` (status 403), since one HTTP request may carry
-any tool. Stateless and JSON-answering, so any replica can serve any call.
+any tool. Stateless and JSON-answering, so any replica can serve any call: a message is a POST,
+and any other method (GET, which would open a server-initiated stream; DELETE, which would end a
+session) is a 405 `method_not_allowed` with `Allow: POST`, as the streamable HTTP spec allows.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from starlette.types import Receive, Scope, Send
 from service.api.auth import Principal, authenticate
 from service.api.auth_gate import unauthorized
 from service.api.encoding import coded_body_refusal
+from service.api.errors import HTTP_CODES
 from service.api.hosts import host_allowed, host_name
 from service.container import Services
 from service.errors import AuthError
@@ -39,6 +42,9 @@ MCP_PATH = "/mcp"
 
 #: The refusal's stable code for a browser page of another origin calling dev mode's `/mcp`.
 ORIGIN_NOT_ALLOWED = "input.origin_not_allowed"
+
+#: The one method `/mcp` serves: stateless, it keeps no stream to GET and no session to DELETE.
+ALLOWED_METHODS = ("POST",)
 
 
 def _services(scope: Scope) -> Services:
@@ -77,7 +83,7 @@ def origin_allowed(origin: str | None, allowed: tuple[str, ...] | None) -> bool:
 
 
 class McpEndpoint:
-    """The ASGI app behind `/mcp`: refuse a missing or unknown key (401) or a coded body (415).
+    """The ASGI app behind `/mcp`: a bad key is a 401, a method but POST a 405, a coded body a 415.
 
     The Host is checked for the whole app (`HostCheckMiddleware`); in dev mode, where no key
     guards the endpoint, a browser page's `Origin` must name a served host too (403
@@ -93,7 +99,7 @@ class McpEndpoint:
         self.origins = settings.host_allow_list if settings.dev_mode else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Check the Origin (dev mode), the key and the body's coding, then hand it to MCP."""
+        """Check the Origin (dev mode), the key, the method and the body's coding, then run MCP."""
         origin = Headers(scope=scope).get("origin")
         if not origin_allowed(origin, self.origins):
             refusal = JSONResponse(
@@ -106,6 +112,19 @@ class McpEndpoint:
             _principal(_services(scope), Headers(scope=scope).get("authorization"))
         except AuthError as exc:
             await unauthorized(exc)(scope, receive, send)
+            return
+        if scope["method"] not in ALLOWED_METHODS:
+            refusal = JSONResponse(
+                {
+                    "detail": f"{scope['method']} {MCP_PATH} is not served: the server is "
+                    "stateless (no server-initiated stream, no session to end); "
+                    "send each message with POST",
+                    "code": HTTP_CODES[405],
+                },
+                status_code=405,
+                headers={"Allow": ", ".join(ALLOWED_METHODS)},
+            )
+            await refusal(scope, receive, send)
             return
         coded = coded_body_refusal(scope)
         if coded is not None:
@@ -129,7 +148,7 @@ class McpMount:
         app.add_route(
             MCP_PATH,
             McpEndpoint(self.server, settings),  # type: ignore[arg-type]  # an ASGI app, not a handler
-            methods=["GET", "POST", "DELETE"],
+            methods=None,  # any method: after the key check, `McpEndpoint` refuses all but POST
             include_in_schema=False,
         )
 

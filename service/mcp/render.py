@@ -1,4 +1,8 @@
-"""Short text renderings of the REST answers, written for an LLM to read (numbered, one line each)."""
+"""Short text renderings of the REST answers, written for an LLM to read (numbered, one line each).
+
+A step is numbered by its 0-based `index` everywhere (`rejects`, `rejected_by`, a revisit's or a
+quality issue's `step`, a trace's stored text), so the numbers a text shows are the ones to pass.
+"""
 
 from __future__ import annotations
 
@@ -44,27 +48,27 @@ def _cite(c: Json) -> str:
 
 
 def step_lines(steps: list[Json], indent: str = "") -> list[str]:
-    """Render a trace's steps as numbered lines (numbered from 1), rejected hypotheses marked.
+    """Render a trace's steps as lines numbered by their 0-based index, rejected hypotheses marked.
 
     Args:
         steps: the trace's `steps` (REST shape; `index`, `rejected_by` and `rejects` are 0-based).
         indent: prefix of every line.
 
     Returns:
-        One line per step, e.g. `2. [thought, hypothesis] Maybe the cache (rejected by step 4)`.
+        One line per step, e.g. `1. [thought, hypothesis] Maybe the cache (rejected by step 3)`.
     """
     lines = []
     for s in sorted(steps, key=lambda s: int(s.get("index", 0))):
         label = str(s.get("kind"))
         if s.get("status") in ("hypothesis", "rejected"):
             label += ", hypothesis"
-        line = f"{indent}{int(s.get('index', 0)) + 1}. [{label}] {s.get('content')}"
+        line = f"{indent}{s.get('index', 0)}. [{label}] {s.get('content')}"
         if s.get("rejected_by") is not None:
-            line += f" (rejected by step {int(s['rejected_by']) + 1})"
+            line += f" (rejected by step {s['rejected_by']})"
         elif s.get("status") == "rejected":
             line += " (rejected)"
         if s.get("rejects"):
-            line += " (rules out step " + ", ".join(str(int(i) + 1) for i in s["rejects"]) + ")"
+            line += " (rules out step " + ", ".join(str(i) for i in s["rejects"]) + ")"
         if s.get("cites"):
             line += " - cites " + "; ".join(_cite(c) for c in s["cites"])
         lines.append(line)
@@ -142,13 +146,11 @@ def precedents(answer: Json) -> str:
             )
             for h in r.get("hypotheses") or []:
                 mark = (
-                    f" (rejected by step {int(h['rejected_by']) + 1}: {h.get('rejected_because')})"
+                    f" (rejected by step {h['rejected_by']}: {h.get('rejected_because')})"
                     if h.get("rejected_by") is not None
                     else f" ({h.get('status')})"
                 )
-                lines.append(
-                    f"   - hypothesis, step {int(h.get('step', 0)) + 1}: {h.get('content')}{mark}"
-                )
+                lines.append(f"   - hypothesis, step {h.get('step')}: {h.get('content')}{mark}")
         terms = sorted({t for m in p.get("matched") or [] for t in m.get("shared_terms") or []})
         if terms:
             lines.append(f"   Matched on: {', '.join(terms)}")
@@ -164,7 +166,7 @@ def challenge(answer: Json) -> str:
     else:
         lines.append(f"Steps to revisit ({len(revisit)}):")
         lines.extend(
-            f"- trace {r.get('trace_id')} step {int(r.get('step', 0)) + 1}: cited "
+            f"- trace {r.get('trace_id')} step {r.get('step')}: cited "
             f"{r.get('memory_id')} v{r.get('version')} was {r.get('change')} at "
             f"{_when(r.get('changed_at'))}"
             for r in revisit
@@ -247,7 +249,7 @@ def error(exc: BackendError) -> str:
         lines.append(f"Quality: {quality.get('verdict')}, score {quality.get('score')}")
         for issue in quality.get("issues") or []:
             step = issue.get("step")
-            at = f" (step {int(step) + 1})" if step is not None else ""
+            at = f" (step {step})" if step is not None else ""
             lines.append(
                 f"- [{issue.get('severity')}] {issue.get('code')}{at}: {issue.get('message')}"
             )

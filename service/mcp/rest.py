@@ -9,6 +9,32 @@ import httpx
 
 from service.mcp.backend import BackendError, Json
 
+#: Sent in place of a memory id holding a "/", which no route can take: the service decodes
+#: `%2F` before routing and a route's `{memory_id}` is one path segment. No memory has such an
+#: id (ids are UUIDs), nor this one, so the service answers as for any unknown id, after the
+#: same key, scope and argument checks, and `_about` puts the caller's id back in the message.
+UNROUTABLE_ID = "unroutable-memory-id"
+
+#: The longest `detail` the service answers with (`service.api.errors.MAX_DETAIL_CHARS`; a unit
+#: test keeps them equal); `bounded` cuts a message there, as the service does.
+MAX_DETAIL_CHARS = 1_000
+
+
+def bounded(message: str) -> str:
+    """Return `message`, or its first `MAX_DETAIL_CHARS` characters and how many more there were."""
+    if len(message) <= MAX_DETAIL_CHARS:
+        return message
+    return f"{message[:MAX_DETAIL_CHARS]}... ({len(message) - MAX_DETAIL_CHARS} more characters)"
+
+
+def segment(memory_id: str) -> str:
+    """Return `memory_id` as one path segment: every reserved character and every dot encoded.
+
+    Dots too, since httpx resolves a `.` or `..` segment (`/v1/memories/..` is sent as `/v1`);
+    the service decodes `%2E` back to the id's dot.
+    """
+    return quote(memory_id, safe="").replace(".", "%2E")
+
 
 def _times(as_of: str | None, known_at: str | None) -> Json:
     return {k: v for k, v in (("as_of", as_of), ("known_at", known_at)) if v is not None}
@@ -61,9 +87,23 @@ class RestBackend:
         code = str(answer.get("code") or f"http.{response.status_code}")
         raise BackendError(response.status_code, code, answer.get("detail"), extra)
 
-    @staticmethod
-    def _memory(memory_id: str, tail: str = "") -> str:
-        return f"/v1/memories/{quote(memory_id, safe='')}{tail}"
+    async def _about(
+        self,
+        method: str,
+        memory_id: str,
+        tail: str = "",
+        body: Json | None = None,
+        params: Json | None = None,
+    ) -> Json:
+        """Send a request on `/v1/memories/{memory_id}{tail}`; an id with "/" as `UNROUTABLE_ID`."""
+        routed = UNROUTABLE_ID if "/" in memory_id else segment(memory_id)
+        try:
+            return await self._send(method, f"/v1/memories/{routed}{tail}", body, params)
+        except BackendError as exc:
+            if routed != UNROUTABLE_ID or not isinstance(exc.detail, str):
+                raise
+            detail = bounded(exc.detail.replace(UNROUTABLE_ID, memory_id))
+            raise BackendError(exc.status, exc.code, detail, exc.extra) from exc
 
     async def remember(self, body: Json) -> Json:
         """`POST /v1/memories`."""
@@ -84,32 +124,32 @@ class RestBackend:
     async def get_memory(self, memory_id: str, as_of: str | None, known_at: str | None) -> Json:
         """`GET /v1/memories/{id}?as_of=&known_at=`."""
         params = _times(as_of, known_at)
-        return await self._send("GET", self._memory(memory_id), params=params)
+        return await self._about("GET", memory_id, params=params)
 
     async def history(self, memory_id: str) -> Json:
         """`GET /v1/memories/{id}/history`."""
-        return await self._send("GET", self._memory(memory_id, "/history"))
+        return await self._about("GET", memory_id, "/history")
 
     async def lineage(self, memory_id: str, as_of: str | None, known_at: str | None) -> Json:
         """`GET /v1/memories/{id}/lineage?as_of=&known_at=`."""
         params = _times(as_of, known_at)
-        return await self._send("GET", self._memory(memory_id, "/lineage"), params=params)
+        return await self._about("GET", memory_id, "/lineage", params=params)
 
     async def challenge(self, memory_id: str, body: Json) -> Json:
         """`POST /v1/memories/{id}/challenge`."""
-        return await self._send("POST", self._memory(memory_id, "/challenge"), body)
+        return await self._about("POST", memory_id, "/challenge", body)
 
     async def dependents(self, memory_id: str) -> Json:
         """`GET /v1/memories/{id}/dependents`."""
-        return await self._send("GET", self._memory(memory_id, "/dependents"))
+        return await self._about("GET", memory_id, "/dependents")
 
     async def invalidate(self, memory_id: str, body: Json) -> Json:
         """`POST /v1/memories/{id}/invalidate`."""
-        return await self._send("POST", self._memory(memory_id, "/invalidate"), body)
+        return await self._about("POST", memory_id, "/invalidate", body)
 
     async def retract(self, memory_id: str, body: Json) -> Json:
         """`POST /v1/memories/{id}/retract`."""
-        return await self._send("POST", self._memory(memory_id, "/retract"), body)
+        return await self._about("POST", memory_id, "/retract", body)
 
     async def ingest(self, body: Json) -> Json:
         """`POST /v1/ingest`."""
@@ -117,7 +157,7 @@ class RestBackend:
 
     async def record_outcome(self, decision_id: str, body: Json) -> Json:
         """`POST /v1/memories/{id}/outcomes`."""
-        return await self._send("POST", self._memory(decision_id, "/outcomes"), body)
+        return await self._about("POST", decision_id, "/outcomes", body)
 
     async def find_precedents(self, body: Json) -> Json:
         """`POST /v1/precedents`."""

@@ -23,12 +23,13 @@ from pydantic import Field, ValidationError
 
 from service.mcp import render
 from service.mcp.arguments import (
-    INT64_MAX,
+    INGEST_FORMATS,
     STRICT,
     Actor,
     AnyKind,
     IngestFormat,
     JsonInt,
+    KeyPart,
     MemoryId,
     MemoryKind,
     OriginName,
@@ -66,7 +67,7 @@ class RationaleServer(MCPServer[Any]):
         root.setLevel(level)
         self.backend_for = backend_for
         for fn, hints in TOOLS:
-            self.add_tool(fn, description=inspect.cleandoc(fn.__doc__ or ""), annotations=hints)
+            self.add_tool(fn, description=describe(fn), annotations=hints)
             # The SDK's arguments model ignores unknown arguments and coerces ("5" -> 5); like
             # the REST bodies, refuse both. FuncMetadata's fields are read on each call, so the
             # stricter model applies.
@@ -97,6 +98,11 @@ class RationaleServer(MCPServer[Any]):
                 include_url=False, include_context=False, include_input=False
             )
             return _refusal(BackendError(422, "input.invalid", errors))
+
+
+def describe(fn: Callable[..., Any]) -> str:
+    """Return a tool's description: its docstring, `{formats}` replaced by the ingest formats."""
+    return inspect.cleandoc(fn.__doc__ or "").replace("{formats}", INGEST_FORMATS)
 
 
 def _refusal(exc: BackendError) -> CallToolResult:
@@ -131,9 +137,9 @@ async def remember(
     ctx: Context[Any, Any],
     kind: Annotated[MemoryKind, Field(description="fact, decision, procedure or observation.")],
     content: Annotated[str, Field(min_length=1, description="The memory's text.")],
-    subject: Annotated[str | None, Field(description="Key subject of a fact, e.g. alice.")] = None,
+    subject: Annotated[KeyPart, Field(description="Key subject of a fact, e.g. alice.")] = None,
     attribute: Annotated[
-        str | None, Field(description="Key attribute of a fact, e.g. home_district.")
+        KeyPart, Field(description="Key attribute of a fact, e.g. home_district.")
     ] = None,
     confidence: Annotated[float | None, Field(ge=0, le=1, description="In [0, 1].")] = None,
     status: Annotated[
@@ -142,7 +148,9 @@ async def remember(
             description="A decision's status; default active (to retract, use the retract tool)."
         ),
     ] = None,
-    trigger: Annotated[str | None, Field(description="When a procedure applies.")] = None,
+    trigger: Annotated[
+        str | None, Field(max_length=2000, description="When a procedure applies.")
+    ] = None,
     valid_from: Time = None,
     valid_to: Time = None,
     metadata: Annotated[dict[str, Any] | None, Field(description="Free JSON metadata.")] = None,
@@ -156,8 +164,8 @@ async def remember(
         ),
     ] = None,
     position: Annotated[
-        JsonInt | None,
-        Field(ge=0, le=INT64_MAX, description="Its 0-based place in `episode`."),
+        Annotated[JsonInt, Field(ge=0)] | None,
+        Field(description="Its 0-based place in `episode`."),
     ] = None,
     context: Annotated[
         str | None,
@@ -186,7 +194,9 @@ async def remember(
 async def record_reasoning(
     ctx: Context[Any, Any],
     task: Annotated[str, Field(min_length=1, description="The question the reasoning served.")],
-    steps: Annotated[list[StepArg], Field(description="The steps in order; index 0 first.")],
+    steps: Annotated[
+        list[StepArg], Field(min_length=1, description="The steps in order; index 0 first.")
+    ],
     produced: Annotated[
         ProducedArg | None, Field(description="A new memory this reasoning led to.")
     ] = None,
@@ -338,13 +348,15 @@ async def ingest(
     content: Annotated[
         str, Field(min_length=1, description="The material (text, or JSON as text).")
     ],
-    source_name: Annotated[str, Field(min_length=1, description="Its file name or URL.")],
+    source_name: Annotated[
+        str, Field(min_length=1, max_length=500, description="Its file name or URL.")
+    ],
     format: Annotated[IngestFormat, Field(description="Its format; auto detects it.")] = "auto",
 ) -> CallToolResult:
     """Draw memories and reasoning out of material: agent trajectories, ADRs, notes (scope ingest).
 
-    Formats: swe-agent, react, openhands (trajectories), adr, text. Ingesting the same content
-    again creates nothing. Returns what was created, per kind, with each trace's quality.
+    Formats (`format`): {formats}. Ingesting the same content again creates nothing.
+    Returns what was created, per kind, with each trace's quality.
     """
     body = _args(content=content, source_name=source_name, format=format)
     return await _call(ctx, lambda b: b.ingest(body), render.ingest)
@@ -357,7 +369,8 @@ async def record_outcome(
     content: Annotated[str, Field(min_length=1, description="What was observed, in a sentence.")],
     observed_at: Time = None,
     cites: Annotated[
-        list[str] | None, Field(description="memory_ids of evidence of the outcome.")
+        list[str] | None,
+        Field(max_length=50, description="memory_ids of evidence of the outcome (at most 50)."),
     ] = None,
     actor: Actor = None,
 ) -> CallToolResult:
@@ -378,7 +391,9 @@ async def find_precedents(
     limit: Annotated[JsonInt, Field(ge=1, le=100, description="At most this many, 1..100.")] = 5,
     kinds: Annotated[
         list[Literal["decision", "procedure", "fact"]] | None,
-        Field(description="Kinds a precedent may be; default decisions."),
+        Field(
+            min_length=1, description="Kinds a precedent may be (at least one); default decisions."
+        ),
     ] = None,
     as_of: Time = None,
     known_at: Time = None,

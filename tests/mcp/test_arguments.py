@@ -23,6 +23,8 @@ pytestmark = pytest.mark.anyio
         ("remember", {"kind": "observation", "content": "x", "position": 2**63}, "position"),
         ("remember", {"kind": "observation", "content": "x", "position": -1}, "position"),
         ("find_precedents", {"situation": "x", "limit": 101}, "limit"),
+        ("find_precedents", {"situation": "x", "kinds": []}, "kinds"),
+        ("record_reasoning", {"task": "t", "steps": []}, "steps"),
         ("get_memory", {"memory_id": "m", "bogus": 1}, "bogus"),
         ("search", {"query": "x", "origins": []}, "origins"),
         ("search", {"query": "x", "origins": ["robot"]}, "origins.0"),

@@ -140,6 +140,30 @@ async def test_http_coded_body_is_401_without_a_key_and_415_with_one(service: Se
         assert r.headers["accept-encoding"] == "identity"
 
 
+async def test_http_get_and_delete_are_405_allowing_post_after_the_key_check(
+    service: Service,
+) -> None:
+    # Stateless: no server-initiated stream (GET held an idle SSE stream open for ever).
+    url = f"{service.base_url}/mcp"
+    stream = {"Accept": "text/event-stream"}
+    key = {"Authorization": f"Bearer {service.key_a}"}
+    async with httpx.AsyncClient(timeout=30.0) as http:
+        for method in ("GET", "DELETE"):
+            r = await http.request(method, url, headers=stream)
+            assert r.status_code == 401, (method, r.text)
+            assert r.json()["code"] == "auth.invalid_key"
+        for method in ("GET", "DELETE", "PUT"):
+            async with http.stream(method, url, headers={**stream, **key}) as r:
+                assert r.status_code == 405, method
+                assert r.headers["allow"] == "POST"
+                assert r.headers["content-type"] == "application/json"
+                body = json.loads(await r.aread())
+            assert set(body) == {"detail", "code"}
+            assert body["code"] == "method_not_allowed" and "POST" in body["detail"]
+        r = await http.post(url, json=INIT, headers={**MCP_HEADERS, **key})
+        assert r.status_code == 200, r.text
+
+
 async def test_stdio_without_a_valid_key_refuses_every_call(service: Service) -> None:
     for key in (None, "nope"):
         async with stdio_client(service, key) as client:

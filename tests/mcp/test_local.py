@@ -35,7 +35,7 @@ async def test_in_process_backend_records_reads_and_refuses(tenant: Tenant) -> N
         decision = trace["produced"][0]["memory_id"]
         lineage, text = await ok(client, "lineage", memory_id=decision)
         assert lineage["traces"][0]["trace_id"] == trace["trace_id"]
-        assert "(rejected by step 3)" in text
+        assert "(rejected by step 2)" in text
         error = await refused(client, "get_memory", memory_id=evidence["log"], as_of="soon")
         assert (error["status"], error["code"]) == (422, "input.invalid")
     reader = tenant.key_with(["read"])

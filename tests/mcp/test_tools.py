@@ -10,7 +10,7 @@ from mcp import Client
 
 from service.api.errors import MAX_DETAIL_CHARS
 from tests.client.conftest import Service
-from tests.mcp.conftest import Connect, call, ok, refused, text_of
+from tests.mcp.conftest import Connect, call, http_client, ok, refused, stdio_client, text_of
 
 pytestmark = pytest.mark.anyio
 
@@ -89,7 +89,7 @@ async def flaky_story(client: Client) -> tuple[dict[str, Any], dict[str, str]]:
         steps=steps,
         produced={"kind": "decision", "content": f"Lock the upload fixture directory [{token}]"},
     )
-    assert "Reasoning trace" in text and "(rejected by step 3)" in text
+    assert "Reasoning trace" in text and "(rejected by step 2)" in text
     return trace, evidence
 
 
@@ -114,9 +114,9 @@ async def test_record_lineage_challenge_recall(connect: Connect, service: Servic
 
         lineage, text = await ok(client, "lineage", memory_id=decision["memory_id"])
         assert [t["trace_id"] for t in lineage["traces"]] == [trace["trace_id"]]
-        assert "1. [observation] test_upload failed" in text
-        assert "2. [thought, hypothesis] Maybe it is the cache" in text
-        assert "(rejected by step 3)" in text
+        assert "0. [observation] test_upload failed" in text
+        assert "1. [thought, hypothesis] Maybe it is the cache" in text
+        assert "(rejected by step 2)" in text
         assert f"cites {evidence['cache']} v1 (still valid)" in text
 
         await ok(client, "invalidate", memory_id=evidence["race"], reason="the logs were misread")
@@ -127,7 +127,7 @@ async def test_record_lineage_challenge_recall(connect: Connect, service: Servic
         assert [(r["step"], r["memory_id"], r["change"]) for r in challenged["revisit"]] == [
             (3, evidence["race"], "invalidated")
         ]
-        assert f"step 4: cited {evidence['race']} v1 was invalidated" in text
+        assert f"step 3: cited {evidence['race']} v1 was invalidated" in text
 
         recalled, text = await ok(
             client,
@@ -255,8 +255,6 @@ async def test_outcome_challenges_and_precedents_find_it(
 
 
 async def test_both_transports_return_the_same_structured_content(service: Service) -> None:
-    from tests.mcp.conftest import http_client, stdio_client
-
     async with http_client(service, service.key_a) as client:
         trace, _ = await flaky_story(client)
         decision = trace["produced"][0]["memory_id"]
@@ -274,3 +272,63 @@ async def test_a_huge_unknown_id_is_not_echoed_whole(connect: Connect, service: 
         assert len(error["detail"]) <= MAX_DETAIL_CHARS + 40
         result = await call(client, "get_memory", memory_id="z" * 60_000)
         assert len(text_of(result)) < 5_000
+
+
+async def test_every_text_numbers_steps_from_0_as_rejects_does(
+    connect: Connect, service: Service
+) -> None:
+    # Step 1 is the hypothesis that step 2 rules out (`"rejects": [1]`): the stored trace text
+    # (get_memory, history) numbered it 1, lineage and record_reasoning 2.
+    async with connect(service.key_a) as client:
+        trace, _ = await flaky_story(client)
+        _, stored = await ok(client, "get_memory", memory_id=trace["trace_id"])
+        _, versions = await ok(client, "history", memory_id=trace["trace_id"])
+        _, lineage = await ok(client, "lineage", memory_id=trace["produced"][0]["memory_id"])
+    for text in (stored, versions):
+        assert "\n1. thought [hypothesis]: Maybe it is the cache" in text
+    assert "\n1. [thought, hypothesis] Maybe it is the cache serving a stale fixture " in lineage
+    assert "(rejected by step 2)" in lineage
+    assert "\n2. [observation] Cache hit rate was normal" in lineage
+    assert "(rules out step 1)" in lineage
+
+
+#: Ids no REST route takes (a "/" is decoded before routing; httpx resolves "." and "..").
+ODD_IDS = ("a/b", "a/b/history", "/", ".", "..", "x" * 2_000 + "/y")
+
+
+async def test_an_id_no_rest_route_takes_is_answered_as_over_http(service: Service) -> None:
+    # Over stdio the service's router answered a bare 404 `not_found` "Not Found" (or another
+    # route's answer for "." and ".."), over HTTP the domain's `memory.not_found`.
+    reads: list[tuple[str, dict[str, Any]]] = [
+        (tool, {"memory_id": memory_id})
+        for memory_id in ODD_IDS
+        for tool in ("get_memory", "history", "lineage", "dependents")
+    ]
+    reads.append(("get_memory", {"memory_id": "a/b", "as_of": "2024-01-01T00:00:00Z"}))
+    writes: list[tuple[str, dict[str, Any]]] = [
+        (tool, {"memory_id": memory_id, "reason": "r"})
+        for memory_id in ("a/b", "..")
+        for tool in ("challenge", "invalidate", "retract")
+    ]
+    writes.append(("record_outcome", {"decision_id": "a/b", "result": "failure", "content": "x"}))
+    writes.append(("invalidate", {"memory_id": "a/b", "reason": "r", "valid_to": "yesterday"}))
+    answers: dict[str, list[dict[str, Any]]] = {}
+    for opener in (http_client, stdio_client):
+        for key in (service.key_a, service.key_a_read):
+            async with opener(service, key) as client:
+                answers[f"{opener.__name__} {key}"] = [
+                    await refused(client, tool, **args) for tool, args in reads + writes
+                ]
+    for key in (service.key_a, service.key_a_read):
+        over_stdio, over_http = answers[f"stdio_client {key}"], answers[f"http_client {key}"]
+        assert over_stdio[:-1] == over_http[:-1]
+        # The last is a bad `valid_to`: the 422 detail's form differs between the transports.
+        assert over_stdio[-1]["code"] == over_http[-1]["code"]
+    first = answers[f"stdio_client {service.key_a}"][0]
+    assert first == {"status": 404, "code": "memory.not_found", "detail": "memory a/b not found"}
+    assert answers[f"stdio_client {service.key_a}"][-1]["code"] == "input.invalid"
+    read_only = answers[f"stdio_client {service.key_a_read}"]
+    assert [e["code"] for e in read_only[len(reads) :]] == ["auth.forbidden"] * len(writes)
+    async with stdio_client(service, "nope") as client:
+        error = await refused(client, "get_memory", memory_id="a/b")
+    assert (error["status"], error["code"]) == (401, "auth.invalid_key")

@@ -1,0 +1,57 @@
+"""The texts number a step by its 0-based index everywhere, as `rejects` and REST's `index`."""
+
+from __future__ import annotations
+
+from service.mcp import render
+from service.mcp.backend import BackendError
+
+STEPS = [
+    {"index": 0, "kind": "observation", "content": "it fails", "status": "asserted"},
+    {
+        "index": 1,
+        "kind": "thought",
+        "content": "maybe the cache",
+        "status": "rejected",
+        "rejected_by": 2,
+    },
+    {"index": 2, "kind": "observation", "content": "the cache is fine", "rejects": [1]},
+]
+
+
+def test_steps_are_numbered_by_index() -> None:
+    assert render.step_lines(STEPS) == [
+        "0. [observation] it fails",
+        "1. [thought, hypothesis] maybe the cache (rejected by step 2)",
+        "2. [observation] the cache is fine (rules out step 1)",
+    ]
+
+
+def test_revisit_hypothesis_and_quality_issue_steps_are_indexes() -> None:
+    challenged = render.challenge(
+        {"memory": {}, "revisit": [{"trace_id": "t", "step": 2, "memory_id": "m", "version": 1}]}
+    )
+    assert "- trace t step 2: cited m v1" in challenged
+    precedents = render.precedents(
+        {
+            "items": [
+                {
+                    "decision": {},
+                    "reasoning": [
+                        {
+                            "hypotheses": [
+                                {"step": 1, "content": "maybe the cache", "rejected_by": 2}
+                            ]
+                        }
+                    ],
+                }
+            ]
+        }
+    )
+    assert "- hypothesis, step 1: maybe the cache (rejected by step 2:" in precedents
+    refusal = BackendError(
+        422,
+        "reasoning.rejected",
+        "poor",
+        {"quality": {"issues": [{"code": "circular", "step": 2, "message": "m"}]}},
+    )
+    assert "circular (step 2): m" in render.error(refusal)
