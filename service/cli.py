@@ -330,10 +330,35 @@ def ingest(
         raise typer.Exit(1)
 
 
+def service_url(value: str) -> str:
+    """Check `--url`: an http(s) URL with a host (else every later tool call failed).
+
+    Raises:
+        typer.BadParameter: anything else (exit code 2, the reason on stderr).
+    """
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(value.strip())
+        parts.port  # noqa: B018 (a port out of range or not a number raises here)
+    except ValueError as exc:
+        raise typer.BadParameter(f"{value!r} is not a URL: {exc}") from exc
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise typer.BadParameter(
+            f"{value!r} is not an http(s) URL with a host, e.g. http://127.0.0.1:8000"
+        )
+    return value.strip()
+
+
 @app.command()
 def mcp(
     url: Annotated[
-        str, typer.Option(envvar="RATIONALE_URL", help="The Rationale service to proxy to.")
+        str,
+        typer.Option(
+            envvar="RATIONALE_URL",
+            help="The Rationale service to proxy to.",
+            callback=service_url,
+        ),
     ] = "http://127.0.0.1:8000",
     key: Annotated[
         str | None,

@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 from typing import get_args
 
+import pytest
+
 from service.api.errors import MAX_DETAIL_CHARS, bounded_detail
 from service.domain.ingestion.formats import FORMATS
 from service.domain.models import WRITABLE_KINDS, Kind, StepKind, StepStatus
@@ -45,3 +47,15 @@ def test_the_rest_backend_bounds_a_detail_as_the_service_does() -> None:
     assert rest.MAX_DETAIL_CHARS == MAX_DETAIL_CHARS
     for message in ("short", "m" * MAX_DETAIL_CHARS, "m" * (MAX_DETAIL_CHARS + 7)):
         assert rest.bounded(message) == bounded_detail(message)
+
+
+@pytest.mark.parametrize("url", ["not a url", "ftp://host", "http://", "http://host:99999"])
+def test_mcp_refuses_a_service_url_it_could_never_call(url: str) -> None:
+    # A fresh-user trial: `rationale mcp --url "not a url"` started and failed every call.
+    from typer.testing import CliRunner
+
+    from service.cli import app as cli_app
+
+    result = CliRunner().invoke(cli_app, ["mcp", "--url", url], input="")
+    assert result.exit_code == 2, result.output
+    assert "URL" in result.output
