@@ -12,7 +12,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import httpx2 as httpx
@@ -312,3 +312,27 @@ def test_recall_during_updates_finds_the_memory_once(tenant: Tenant) -> None:
             t.join()
     assert set(counts) == {1}, counts
     assert counts[1] >= 20, counts
+
+
+def test_concurrent_failures_on_one_decision_are_all_recorded(tenant: Tenant) -> None:
+    # A trial: 8 failures of one decision at once (same text, other observed_at) got 1-6 409s
+    # (the caller named no version) and once a 404 for the existing decision.
+    for attempt in range(3):
+        decision = memory(tenant, f"Ship the release on Fridays ({attempt})", kind="decision")
+        start = datetime.fromisoformat(decision["valid_from"].replace("Z", "+00:00"))
+        responses = race(
+            8,
+            lambda i, d=decision, t0=start: tenant.post(
+                f"/v1/memories/{d['memory_id']}/outcomes",
+                json={
+                    "result": "failure",
+                    "content": "The release broke checkout",
+                    "observed_at": (t0 + timedelta(minutes=i + 1)).isoformat(),
+                },
+            ),
+        )
+        assert [r.status_code for r in responses] == [201] * 8, [r.text for r in responses]
+        listed = tenant.get(f"/v1/memories/{decision['memory_id']}/outcomes").json()
+        assert listed["count"] == 8
+        current = tenant.get(f"/v1/memories/{decision['memory_id']}").json()
+        assert current["status"] == "challenged" and current["version"] == 2

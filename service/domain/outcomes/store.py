@@ -9,6 +9,7 @@ an `active` decision also writes the decision's next version with status `challe
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -22,6 +23,7 @@ from service.domain.text import normalise_for_match
 from service.errors import (
     ConflictError,
     InvalidInputError,
+    MemoryNotFound,
     MissingReference,
     NotADecision,
     VersionConflict,
@@ -32,6 +34,10 @@ from service.graph.repository import Graph, Runner, Tx
 
 #: Most memories one outcome may cite.
 MAX_OUTCOME_CITES = 50
+#: Runs of an outcome's unit of work when a concurrent write to its decision gets in the way,
+#: and the pause before the next run (seconds, times the runs so far).
+RACE_ATTEMPTS = 4
+RACE_BACKOFF_S = 0.01
 
 
 def check_observed_at(observed_at: datetime, decision: MemoryRecord) -> None:
@@ -158,7 +164,11 @@ class OutcomeService:
             raise InvalidInputError(f"cites: at most {MAX_OUTCOME_CITES} memories")
         now = utcnow()
         # Validate the decision before embedding (a 404/422 costs no model call).
-        decision = self._decision_in(self.graph, writer.namespace, decision_id)
+        try:
+            decision = self._decision_in(self.graph, writer.namespace, decision_id)
+        except MemoryNotFound:  # read while a concurrent write replaced its version: once more
+            time.sleep(RACE_BACKOFF_S)
+            decision = self._decision_in(self.graph, writer.namespace, decision_id)
         check_observed_at(body.observed_at or now, decision)
         props = self.memories.new_props(
             writer, Kind.OBSERVATION, body.content, now=now, valid_from=body.observed_at or now
@@ -275,15 +285,29 @@ class OutcomeService:
         return RecordedOutcome(outcome, memory_public(current), challenged, True)
 
     def _write(self, work: Callable[[Tx], RecordedOutcome]) -> RecordedOutcome:
-        """Run the unit of work; a lost race on the decision's next version is a 409."""
-        try:
-            return self.graph.write(work)
-        except VersionConflict:
-            raise
-        except ConflictError as exc:
-            raise VersionConflict(
-                "the decision was changed concurrently; read it again and retry"
-            ) from exc
+        """Run the unit of work, again when a concurrent write to the decision got in its way.
+
+        The caller named no version, so a race is not theirs to settle: a concurrent outcome
+        (or update) that made the decision's next version first (`ConflictError`), or a read
+        of the decision while that version replaced the one before (no current version seen
+        for an instant: `MemoryNotFound`), runs the unit again on what is committed then (its
+        repeat check sees the other outcome). Eight concurrent failures on one decision gave
+        409s and once a 404 before. After `RACE_ATTEMPTS` the race is a 409 (a missing
+        decision is still a 404).
+        """
+        for attempt in range(RACE_ATTEMPTS):
+            try:
+                return self.graph.write(work)
+            except (ConflictError, MemoryNotFound) as exc:
+                if attempt + 1 < RACE_ATTEMPTS:
+                    time.sleep(RACE_BACKOFF_S * (attempt + 1))
+                    continue
+                if isinstance(exc, MemoryNotFound | VersionConflict):
+                    raise
+                raise VersionConflict(
+                    "the decision was changed concurrently; read it again and retry"
+                ) from exc
+        raise AssertionError("unreachable")
 
     def _cited(
         self, tx: Tx, namespace: str, cites: Sequence[str], decision_id: str
