@@ -344,6 +344,16 @@ def test_the_same_reasoning_recorded_again_is_one_trace(
         "/v1/recall", json={"query": "nightly export time out", "kinds": ["reasoning"]}
     ).json()["items"]
     assert [i["memory_id"] for i in items] == [first.json()["trace_id"]]
+    # evidence changed since is other evidence: the same body now cites its new version
+    r = tenant.patch(
+        f"/v1/memories/{log['memory_id']}",
+        json={"content": "Export job log: killed after 30 minutes (re-read)"},
+        headers={"If-Match": "1"},
+    )
+    assert r.status_code == 200, r.text
+    fresh = tenant.post("/v1/reasoning", json=_diagnosis([log["memory_id"]]))
+    assert fresh.status_code == 201, fresh.text
+    assert fresh.json()["steps"][0]["cites"][0]["version"] == 2
     # other evidence is other reasoning
     other = memory(tenant, "Export job log: killed after 31 minutes")
     third = tenant.post("/v1/reasoning", json=_diagnosis([other["memory_id"]]))

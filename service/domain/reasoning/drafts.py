@@ -142,17 +142,32 @@ def draft_from_body(body: Mapping[str, Any]) -> TraceDraft:
     )
 
 
-def trace_digest(draft: TraceDraft, produced_id: str | None) -> str:
+def trace_digest(
+    draft: TraceDraft, produced_id: str | None, cited_versions: Mapping[str, int]
+) -> str:
     """Return what makes two traces of equal text the same reasoning, as a hex digest.
 
-    Each step's kind, status, normalised text, cited memory ids and rejected steps, the task's
-    key and the memory it produced (`produced_id`); with the normalised content this is the
-    equality `reasoning/find_equal_trace` compares (BLAKE2b, 16 bytes).
+    Each step's kind, status, normalised text, cited memories with the version cited (evidence
+    changed since is other evidence: reasoning recorded now cites its current version) and
+    rejected steps, the task's key and the memory it produced (`produced_id`); with the
+    normalised content this is the equality `reasoning/find_equal_trace` compares (BLAKE2b,
+    16 bytes).
+
+    Args:
+        draft: the trace, citations resolved to memory ids.
+        produced_id: the `memory_id` it produced, or None.
+        cited_versions: memory id -> the version a step cites (its current one now).
     """
     shape = {
         "task": normalise_for_match(draft.task),
         "steps": [
-            [s.kind, s.status, normalise_for_match(s.content), sorted(s.cites), sorted(s.rejects)]
+            [
+                s.kind,
+                s.status,
+                normalise_for_match(s.content),
+                sorted(f"{c}@{cited_versions.get(c)}" for c in set(s.cites)),
+                sorted(s.rejects),
+            ]
             for s in draft.steps
         ],
         "produced": produced_id,

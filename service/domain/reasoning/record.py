@@ -266,7 +266,11 @@ class ReasoningService(TraceReader):
         task_at = 2 if draft.produced else 1
         if len(vectors) > task_at:
             props["task_embedding"] = vectors[task_at]
-        props["trace_digest"] = trace_digest(draft, produced.memory_id if produced else None)
+        props["trace_digest"] = trace_digest(
+            draft,
+            produced.memory_id if produced else None,
+            {mid: c.version for mid, c in cited.items()},
+        )
         equal = None
         if writer.origin != Origin.MAINTENANCE:  # a maintenance trace records one run's act
             lock_contents(tx, writer.namespace, [props], now)
