@@ -91,6 +91,14 @@ def trace(t: Json, indent: str = "") -> str:
     return "\n".join(lines)
 
 
+def recorded_trace(answer: Json) -> str:
+    """Render the answer to record_reasoning: the trace, said to be a repeat when it was one."""
+    text = trace(answer)
+    if answer.get("created", True):
+        return text
+    return "Already recorded (nothing written): the same reasoning is stored as\n" + text
+
+
 def lineage(answer: Json) -> str:
     """Render a lineage: the memory, its versions, and each trace that produced any of them."""
     versions = list(answer.get("versions") or [])

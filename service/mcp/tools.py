@@ -220,7 +220,7 @@ async def record_reasoning(
         produced=produced.model_dump(exclude_none=True) if produced else None,
         produced_memory_id=produced_memory_id, self_assessment=self_assessment, actor=actor,
     )  # fmt: skip
-    return await _call(ctx, lambda b: b.record_reasoning(body), render.trace)
+    return await _call(ctx, lambda b: b.record_reasoning(body), render.recorded_trace)
 
 
 Query = Annotated[str, Field(min_length=1, description="What you need, in plain words.")]

@@ -332,3 +332,21 @@ async def test_an_id_no_rest_route_takes_is_answered_as_over_http(service: Servi
     async with stdio_client(service, "nope") as client:
         error = await refused(client, "get_memory", memory_id="a/b")
     assert (error["status"], error["code"]) == (401, "auth.invalid_key")
+
+
+async def test_the_same_reasoning_again_says_it_was_already_recorded(
+    connect: Connect, service: Service
+) -> None:
+    # A trial: the second identical record_reasoning had created: false in its structured
+    # content but the same text as the first, so a model reading the text could not tell.
+    task = unique("Why is the nightly export slow?")
+    steps = [
+        {"kind": "observation", "content": "The export scans the whole orders table"},
+        {"kind": "conclusion", "content": "The export needs an index on orders.created_at"},
+    ]
+    async with connect(service.key_a) as client:
+        first, text = await ok(client, "record_reasoning", task=task, steps=steps)
+        again, text_again = await ok(client, "record_reasoning", task=task, steps=steps)
+    assert first["created"] is True and text.startswith("Reasoning trace")
+    assert again["created"] is False and again["trace_id"] == first["trace_id"]
+    assert text_again.startswith("Already recorded (nothing written)")
