@@ -54,6 +54,8 @@ def _iso_text(value: Any) -> Any:
     return value
 
 
+#: The minutes of a time's UTC offset (`+05:45`, `-0330`).
+_OFFSET_MINUTES = re.compile(r"[+-]\d{2}:?(\d{2})$")
 #: pydantic's error types for text that is not a date-time.
 _PARSING = frozenset({"datetime_parsing", "datetime_from_date_parsing"})
 
@@ -61,9 +63,10 @@ _PARSING = frozenset({"datetime_parsing", "datetime_from_date_parsing"})
 def _parsed_time(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
     """Parse a time; say what is wrong with text that is not one (not "extra characters").
 
-    pydantic reads `t` and `z` in either case but for the separator; text it cannot read is
-    tried once upper-cased (`2024-01-01t10:00:00Z` as `...T...`), and when Python's ISO 8601
-    reader refuses it too its reason is given (hour 24, second 60, an offset of 24 h or more).
+    Text pydantic cannot read is read by Python's ISO 8601 reader, upper-cased: a lower-case
+    `t` separator (pydantic takes a lower-case `z` only) or an hours-only offset (`+05`) then
+    parse; when that reader refuses it too its reason is given (hour 24, second 60, an offset of
+    24 h or more).
     """
     try:
         return handler(value)
@@ -71,17 +74,20 @@ def _parsed_time(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
         if not isinstance(value, str) or not {e["type"] for e in exc.errors()} & _PARSING:
             raise
         try:
-            datetime.fromisoformat(value.upper())
+            parsed = datetime.fromisoformat(value.upper())
+            minutes = _OFFSET_MINUTES.search(value)
+            if minutes and int(minutes.group(1)) > 59:  # Python reads +05:60 as +06:00
+                raise ValueError("offset minutes must be in 0..59")
         except ValueError as reason:
             why = str(reason)
-            if why.startswith("offset"):
+            if why.startswith("offset must be a timedelta"):
                 why = "the UTC offset must be between -23:59 and +23:59"
             elif why.startswith("Invalid isoformat"):
                 why = "not ISO 8601"
             raise ValueError(
-                f"{value[:40]!r} is not a valid time: {why}; e.g. 2024-01-01T00:00:00Z"
+                f"{value[:80]!r} is not a valid time: {why}; e.g. 2024-01-01T00:00:00Z"
             ) from None
-        return handler(value.upper())
+        return handler(parsed)
 
 
 def _json_int(value: Any) -> Any:

@@ -155,6 +155,8 @@ def test_an_offset_whose_plus_a_query_string_ate_is_named(tenant: Tenant) -> Non
         ("2030-01-01T10:00:60Z", "second must be in 0..59"),
         ("2030-01-01T10:00:00+24:00", "offset must be between"),
         ("2030-13-01T10:00:00Z", "month must be in 1..12"),
+        ("2030-01-01T10:00:00+05:60", "offset minutes must be in 0..59"),
+        ("2030-01-01T10:00:00+05:45[Asia/Kathmandu]", "not ISO 8601"),
     ],
 )
 def test_a_time_out_of_range_says_why(tenant: Tenant, sent: str, reason: str) -> None:
@@ -172,3 +174,12 @@ def test_a_lower_case_separator_is_read_like_a_lower_case_z(tenant: Tenant) -> N
         )
         assert r.status_code == 201, r.text
         assert r.json()["valid_from"] == "2030-01-01T10:00:00Z"
+
+
+def test_an_hours_only_offset_is_read(tenant: Tenant) -> None:
+    r = tenant.post(
+        "/v1/memories",
+        json={"kind": "fact", "content": "hours-only", "valid_from": "2030-01-01T10:00:00+05"},
+    )
+    assert r.status_code == 201, r.text
+    assert r.json()["valid_from"] == "2030-01-01T05:00:00Z"
