@@ -320,17 +320,18 @@ def test_concurrent_failures_on_one_decision_are_all_recorded(tenant: Tenant) ->
     for attempt in range(3):
         decision = memory(tenant, f"Ship the release on Fridays ({attempt})", kind="decision")
         start = datetime.fromisoformat(decision["valid_from"].replace("Z", "+00:00"))
-        responses = race(
-            8,
-            lambda i, d=decision, t0=start: tenant.post(
+
+        def post(i: int, d: dict[str, Any] = decision, t0: datetime = start) -> httpx.Response:
+            return tenant.post(
                 f"/v1/memories/{d['memory_id']}/outcomes",
                 json={
                     "result": "failure",
                     "content": "The release broke checkout",
                     "observed_at": (t0 + timedelta(minutes=i + 1)).isoformat(),
                 },
-            ),
-        )
+            )
+
+        responses = race(8, post)
         assert [r.status_code for r in responses] == [201] * 8, [r.text for r in responses]
         listed = tenant.get(f"/v1/memories/{decision['memory_id']}/outcomes").json()
         assert listed["count"] == 8
