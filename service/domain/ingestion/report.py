@@ -119,8 +119,9 @@ def build_report(
         The report dict, with `elapsed_s` in seconds. Beside the counts: `detection {format,
         signals[]}` (why the format was chosen), `redacted {kind: n}` and `redacted_total`,
         `trimmed_total` (texts cut to their limits), `warnings[{code, unit}]` (document-level
-        ones such as ``ingest.fallback_to_text`` have unit None), and per unit its steps,
-        trimmed count, verdict and warnings (`UnitOutcome.public`).
+        ones such as ``ingest.fallback_to_text`` have unit None; one that names lines is
+        ``"<code>: <detail>"``, e.g. ``jsonl.lines_skipped: line 11 ...``), and per unit its
+        steps, trimmed count, verdict and warnings (`UnitOutcome.public`).
     """
     by_key = {u.key: u for u in units}
     created: Counter[str] = Counter()

@@ -108,7 +108,8 @@ def clean_unit(
     """Validate a unit's texts and list those to embed: observations, then the trace's.
 
     An ADR decision (format `adr`, or a unit with supersession links, and a name) also gets
-    its normalised name and links (`adr_key`).
+    its normalised name and links (`adr_key`), its own status text and how it says it ended
+    (`lifecycle`: superseded, deprecated, rejected or None).
 
     Args:
         unit: a parsed unit.
@@ -137,5 +138,7 @@ def clean_unit(
                 "superseded_by": list(dict.fromkeys(unit.superseded_by)),
                 "amends": list(dict.fromkeys(unit.extra.get("amends") or [])),
                 "amended_by": list(dict.fromkeys(unit.extra.get("amended_by") or [])),
+                "status": str(unit.extra.get("status") or ""),
+                "lifecycle": unit.extra.get("lifecycle"),
             }
     return CleanedUnit(observations, draft, texts, adr)

@@ -158,6 +158,7 @@ class UnitWriter:
                             "adr_file": unit.name,
                             "adr_supersedes": adr["supersedes"],
                             "adr_superseded_by": adr["superseded_by"],
+                            **({"adr_status": adr["status"]} if adr["status"] else {}),
                         }
                     ),
                 }
@@ -185,11 +186,6 @@ class UnitWriter:
                     outcome.memory_ids.append(produced.memory_id)
                 if recorded.produced_created:
                     outcome.created[produced.kind] += 1
-                if adr is not None and produced.kind == Kind.DECISION:
-                    outcome.supersedes = supersede(
-                        tx, self.memories, writer, produced, adr, now, unit.key
-                    )
-                    outcome.amends = amend(tx, writer, produced, adr, now, unit.key)
                 if produced.kind == Kind.DECISION:
                     for said, props in stated:  # what the material says happened
                         cites = [resolve[c] for c in said.cites if c in resolve]
@@ -209,6 +205,13 @@ class UnitWriter:
                             outcome.memory_ids.append(stored.outcome.outcome_id)
                         if stored.created:
                             outcome.created[Kind.OBSERVATION] += 1
+                # After the outcomes: a challenge writes its version at `now`, supersession
+                # closes later (a version begun after `now` cannot be followed at `now`).
+                if adr is not None and produced.kind == Kind.DECISION:
+                    outcome.supersedes = supersede(
+                        tx, self.memories, writer, produced, adr, now, unit.key
+                    )
+                    outcome.amends = amend(tx, writer, produced, adr, now, unit.key)
         wanted = list(dict.fromkeys(uids))
         if wanted:
             link = tx.one(

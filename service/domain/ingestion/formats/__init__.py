@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from service.domain.ingestion.formats import (
     adr,
@@ -20,6 +21,7 @@ from service.domain.ingestion.formats import (
 from service.domain.ingestion.formats.adr import adr_key
 from service.domain.ingestion.formats.common import FormatError, check_text
 from service.domain.ingestion.formats.detect import Detection, detect, detect_format
+from service.domain.ingestion.formats.jsonl import read_jsonl
 from service.domain.ingestion.formats.redact import redact
 from service.domain.models import IngestUnit
 
@@ -61,6 +63,11 @@ PARSERS: dict[str, Callable[[str, str], list[IngestUnit]]] = {
     "adr": adr.parse,
     "text": text.parse,
 }
+#: The JSON Lines formats' parsers of decoded lines (`parse_document` reports skipped lines).
+JSONL_PARSERS: dict[str, Callable[[list[dict[str, Any]], str], list[IngestUnit]]] = {
+    "claude-code": claude_code.parse_records,
+    "codex": codex.parse_records,
+}
 
 
 @dataclass(frozen=True)
@@ -72,7 +79,9 @@ class ParsedDocument:
         signals: why: the structural signals `detect` saw, or ``("declared",)``.
         units: the units in source order.
         redacted: secrets replaced before parsing, by kind (`redact`).
-        warnings: document-level warning codes (e.g. ``ingest.fallback_to_text``).
+        warnings: document-level warnings: a code (e.g. ``ingest.fallback_to_text``), or
+            ``"<code>: <detail>"`` when the warning names lines (``jsonl.lines_skipped``,
+            ``jsonl.truncated_last_line``).
     """
 
     format: str
@@ -88,7 +97,8 @@ def parse_document(content: str, fmt: str, source_name: str) -> ParsedDocument:
     Secrets-looking strings (`redact`) are replaced *before* parsing, so no unit, step or
     observation can hold one. With ``auto`` the format is `detect`ed from the structure; a
     document whose structure is not recognised is parsed as ``text`` with the warning
-    ``ingest.fallback_to_text``.
+    ``ingest.fallback_to_text``. JSON Lines sessions report the lines they could not read
+    (`read_jsonl`): skipped corrupt lines and a cut-off last line.
 
     Args:
         content: the material, as text (decoded by the caller).
@@ -105,24 +115,29 @@ def parse_document(content: str, fmt: str, source_name: str) -> ParsedDocument:
     """
     check_text(content, fmt)
     content, redacted = redact(content)
-    warnings: tuple[str, ...] = ()
+    warnings: list[str] = []
     if fmt == "auto":
         found = detect(content, source_name)
         fmt, signals = found.format, found.signals
         if fmt == "text":
-            warnings = ("ingest.fallback_to_text",)
+            warnings.append("ingest.fallback_to_text")
     else:
         signals = ("declared",)
     parser = PARSERS.get(fmt)
     if parser is None:
         raise FormatError(f"unknown format {fmt!r}; expected auto or one of {', '.join(FORMATS)}")
-    units = parser(content, source_name)
+    if fmt in JSONL_PARSERS:
+        lines = read_jsonl(content, fmt)
+        units = JSONL_PARSERS[fmt](lines.records, source_name)
+        warnings += lines.warnings
+    else:
+        units = parser(content, source_name)
     if not units:
         raise FormatError(
             f"{fmt}: no {fmt} structure found in the content (nothing to ingest); "
             "check the format, or send it as 'auto' or 'text'"
         )
-    return ParsedDocument(fmt, signals, units, redacted, warnings)
+    return ParsedDocument(fmt, signals, units, redacted, tuple(warnings))
 
 
 def parse(content: str, fmt: str, source_name: str) -> list[IngestUnit]:

@@ -49,6 +49,36 @@ _DECIDED = re.compile(
 #: Preamble paragraphs that are navigation or admonition fences, not content.
 _PREAMBLE_NOISE = re.compile(r"(?i)^\s*(?::::.*|(?:table of )?contents:?|\[toc\])\s*$")
 _META_DATE_KEYS = ("date", "last revised", "last updated", "accepted", "created", "decision date")
+#: What a record's own status (or a ``[superseded]`` mark in its title) says when its decision no
+#: longer holds, in the order they are looked for.
+_ENDED = (
+    ("superseded", r"superseded"),
+    ("deprecated", r"deprecated|obsolete|retired"),
+    ("rejected", r"rejected|declined|withdrawn|abandoned"),
+)
+
+
+def lifecycle(status: str, title: str, superseded_by: list[str]) -> str | None:
+    """Return how an ADR says its decision ended: superseded, deprecated or rejected, else None.
+
+    Read in the record's current status (``superseded by ADR-0057``, ``Deprecated``,
+    ``rejected``), a bracketed or parenthesised mark in its title (``ADR013: [superseded] ...``)
+    and its own "superseded by X" links (a ``:::note Superseded`` admonition).
+
+    Args:
+        status: the record's current status text (may be empty).
+        title: its title.
+        superseded_by: the ADRs it says supersede it (`adr_key` values).
+
+    Returns:
+        ``"superseded"``, ``"deprecated"``, ``"rejected"``, or None for a decision in force.
+    """
+    for ended, words in _ENDED:
+        if re.search(rf"(?i)\b(?:{words})\b", status) or re.search(
+            rf"(?i)[\[(]\s*(?:{words})\s*[\])]", title
+        ):
+            return ended
+    return "superseded" if superseded_by else None
 
 
 def adr_key(reference: str) -> str:
@@ -130,7 +160,10 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
     "replaces X", "(partly) undo X" fill ``superseded_by`` / ``supersedes`` (a `SUPERSEDES`
     link); "amends/builds on/extends/refines X" and, anywhere in the body, "Following [ADR
     n]" fill ``amends`` (the weaker `AMENDS` link). References are `adr_key` values. ``Date``
-    (or ``last revised``, ``created``...) sets ``valid_from`` (UTC midnight). Sections with no
+    (or ``last revised``, ``created``...) sets ``valid_from`` (UTC midnight). A record whose own
+    status or title says it is superseded, deprecated or rejected (`lifecycle`) has that word in
+    ``extra["lifecycle"]`` (None while in force): its decision is written closed in valid time
+    (`service.domain.ingestion.supersession`). Sections with no
     role and some text are *unplaced*: kept as observations (not steps) and listed in
     ``extra["unplaced_sections"]``; tables of contents are listed in
     ``extra["skipped_sections"]``.
@@ -295,6 +328,7 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
                 "adr_key": own,
                 "status": status,
                 "status_history": history,
+                "lifecycle": lifecycle(status, title, relations["superseded_by"]),
                 "options": options,
                 "chosen": [options[i] for i in chosen],
                 "amends": relations["amends"],

@@ -54,7 +54,7 @@ def _describe_tool(name: str, args: Any) -> str:
     return describe_call(name, args)
 
 
-def parse(content: str, source_name: str) -> list[IngestUnit]:
+def parse_records(records: list[dict[str, Any]], source_name: str) -> list[IngestUnit]:
     """Parse a Claude Code session into one unit per user request.
 
     Input: ``claude-code`` (Claude Code session JSON Lines: ``type`` user/assistant/summary/...)
@@ -74,16 +74,12 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
     conclusion must be appended, see `SessionTrace.finish`).
 
     Args:
-        content: the material, as text (already checked to be non-empty text).
+        records: the session's JSON Lines objects, in order (`read_jsonl`).
         source_name: the file name the material came from; names the units.
 
     Returns:
         The units in source order.
-
-    Raises:
-        FormatError: a line that is not a JSON object.
     """
-    records = read_jsonl(content, "claude-code")
     session = Session()
     skipped = {"sidechain": 0, "meta": 0, "bookkeeping": 0, "console": 0}
     title = ""
@@ -148,3 +144,12 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
                 )
     label = f"Claude Code {title or source_stem(source_name)}"
     return session.units("claude-code", label, {"skipped_lines": skipped})
+
+
+def parse(content: str, source_name: str) -> list[IngestUnit]:
+    """Parse a Claude Code session given as text (`parse_records` of `read_jsonl`).
+
+    Raises:
+        FormatError: too many lines that are not JSON objects, or none that is.
+    """
+    return parse_records(read_jsonl(content, "claude-code").records, source_name)

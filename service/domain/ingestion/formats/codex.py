@@ -88,7 +88,7 @@ def _output(payload: dict[str, Any]) -> str:
     return text
 
 
-def parse(content: str, source_name: str) -> list[IngestUnit]:
+def parse_records(records: list[dict[str, Any]], source_name: str) -> list[IngestUnit]:
     """Parse a Codex CLI rollout into one unit per user request.
 
     Input: ``codex`` (Codex CLI rollout JSON Lines: ``{timestamp, type, payload}``)
@@ -107,16 +107,12 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
     conclusion must be appended, see `SessionTrace.finish`).
 
     Args:
-        content: the material, as text (already checked to be non-empty text).
+        records: the session's JSON Lines objects, in order (`read_jsonl`).
         source_name: the file name the material came from; names the units.
 
     Returns:
         The units in source order.
-
-    Raises:
-        FormatError: a line that is not a JSON object.
     """
-    records = read_jsonl(content, "codex")
     items, bare = _items(records)
     events = any(t == "event_msg" and p.get("type") == "user_message" for t, p, _ in items)
     session = Session()
@@ -154,3 +150,12 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
         elif ptype in ITEM_TYPES:
             current.act(_describe(payload), payload.get("call_id") or payload.get("id"))
     return session.units("codex", f"Codex {source_stem(source_name)}", {"skipped_lines": skipped})
+
+
+def parse(content: str, source_name: str) -> list[IngestUnit]:
+    """Parse a Codex CLI rollout given as text (`parse_records` of `read_jsonl`).
+
+    Raises:
+        FormatError: too many lines that are not JSON objects, or none that is.
+    """
+    return parse_records(read_jsonl(content, "codex").records, source_name)

@@ -7,6 +7,10 @@ from datetime import UTC, date, datetime
 from pathlib import PurePosixPath
 from typing import Any
 
+# The one definition of "shows something" (white space, Cf and Cc characters show nothing),
+# shared with every door's text check; private there, reused here rather than copied.
+from service.domain.text.validate import _visible as has_visible_text
+
 #: Longest observation text kept, in characters; longer ones are cut and marked.
 MAX_OBSERVATION_CHARS = 4000
 #: Longest submitted patch kept in a SWE-agent conclusion, in characters.
@@ -65,6 +69,10 @@ def source_stem(source_name: str) -> str:
 def check_text(content: str, fmt: str) -> None:
     """Refuse empty or binary-looking content.
 
+    Content is empty when it shows nothing: only white space and invisible characters (Unicode
+    format characters, category Cf, such as U+200B zero-width space or U+FEFF byte-order mark;
+    control characters, Cc), the same rule as every other text field (`clean_text`).
+
     Args:
         content: the material.
         fmt: the format name, for the message.
@@ -81,6 +89,8 @@ def check_text(content: str, fmt: str) -> None:
             f"{fmt}: content looks binary ({controls} control "
             f"character{'' if controls == 1 else 's'} in the first {len(sample)})"
         )
+    if not has_visible_text(content):
+        raise FormatError(f"{fmt}: content is empty (only white space and invisible characters)")
 
 
 def load_json(content: str, fmt: str) -> Any:

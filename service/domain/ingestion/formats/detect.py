@@ -55,8 +55,12 @@ def _json_format(data: Any) -> Detection | None:
     return None
 
 
-def _jsonl_format(records: list[dict[str, Any]]) -> Detection | None:
-    """Return the session format of JSON Lines records, or None."""
+def _jsonl_format(records: list[dict[str, Any]], *, strict: bool = False) -> Detection | None:
+    """Return the session format of JSON Lines records, or None.
+
+    `strict` (some lines could not be read) asks for Claude Code turns on half of all lines,
+    not only of the user/assistant ones.
+    """
     n = len(records)
     codex = sum(
         1
@@ -79,7 +83,8 @@ def _jsonl_format(records: list[dict[str, Any]]) -> Detection | None:
         and isinstance(r.get("message"), dict)
         and ("sessionId" in r or "parentUuid" in r or "uuid" in r)
     )
-    if claude and claude * 2 >= sum(1 for r in records if r.get("type") in ("user", "assistant")):
+    turns = n if strict else sum(1 for r in records if r.get("type") in ("user", "assistant"))
+    if claude and claude * 2 >= turns:
         return Detection(
             "claude-code",
             (
@@ -128,7 +133,10 @@ def detect(content: str, source_name: str) -> Detection:
     is ``aider``; text with two ``⏺``/``✦`` agent lines, a ``> `` prompt and a tool line
     (``⏺ Name(``, ``⎿``, a ``│ ✔  Tool`` box) is ``terminal``; ``Thought 1:``/``Action 1:``
     lines are ``react``; Markdown that states a decision (`adr_signals`) is ``adr``; anything
-    else is ``text`` (the signal says no structure was recognised).
+    else is ``text`` (the signal says no structure was recognised). JSON Lines with a few
+    corrupt lines (`read_jsonl`: at most `MAX_SKIPPED_SHARE`) are still a session when the
+    format's lines are half of the lines read; a cut-off last line is not counted. Both are
+    named in the signals.
 
     Args:
         content: the material, as text.
@@ -165,15 +173,21 @@ def detect(content: str, source_name: str) -> Detection:
                 "object with 'trajectory', an OpenHands event list or ReAct prompt strings)"
             )
         return found
-    records = try_jsonl(content)
-    if records is not None:
-        found = _jsonl_format(records)
-        if found is None:
+    lines = try_jsonl(content)
+    if lines is not None:
+        found = _jsonl_format(lines.records, strict=bool(lines.skipped))
+        if found is not None:
+            unread = [
+                *([f"corrupt lines skipped: {len(lines.skipped)}"] if lines.skipped else []),
+                *([f"line {lines.truncated} cut off"] if lines.truncated is not None else []),
+            ]
+            return Detection(found.format, (*found.signals, *unread))
+        if not lines.skipped:
             raise FormatError(
                 f"auto: the JSON Lines of {source_name} match no known session format "
                 "(expected Claude Code turns or Codex rollout items)"
             )
-        return found
+        # Corrupt lines and no session format: not clearly JSON Lines; read it as text.
     session = _text_session(content)
     if session is not None:
         return session

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from service.domain.ingestion.formats.chatter import is_chatter
 from service.domain.ingestion.formats.common import (
     MAX_STEP_CHARS,
     MAX_TASK_CHARS,
@@ -203,15 +204,34 @@ class SessionTrace:
     def finish(self) -> tuple[tuple[StepDraft, ...], ProducedDraft | None]:
         """Return the steps with the conclusion placed, and the produced decision.
 
-        The conclusion is the agent's last prose when no step rejected it; otherwise (or
-        without prose) a ``conclusion`` step naming the last action is appended. The produced
-        memory is a ``decision`` (status ``active``) with the conclusion's text.
+        The conclusion is the agent's last prose when no step rejected it and it is not
+        chatter (`is_chatter`: thanks, apologies, agreement, an introduction, a bare code
+        fence -- short and without technical content); after chatter it is the latest earlier
+        prose that is neither. Otherwise (or without prose) a ``conclusion`` step naming the
+        last action is appended. The produced memory is a ``decision`` (status ``active``) with
+        the conclusion's text. A request the agent only answered with chatter, with no tool
+        call, concludes with that reply and produces nothing.
         """
         steps = list(self.steps)
         rejected = {r for s in steps for r in s.rejects}
-        if self.last_prose is not None and self.last_prose not in rejected:
-            text = steps[self.last_prose].content
-            steps[self.last_prose] = StepDraft(kind=StepKind.CONCLUSION, content=text)
+        reply = last = self.last_prose
+        if reply is not None and reply not in rejected and is_chatter(steps[reply].content):
+            last = next(
+                (
+                    i
+                    for i in range(reply - 1, -1, -1)
+                    if steps[i].kind == StepKind.THOUGHT
+                    and i not in rejected
+                    and not is_chatter(steps[i].content)
+                ),
+                None,
+            )
+            if last is None and self.last_action is None:
+                steps[reply] = StepDraft(kind=StepKind.CONCLUSION, content=steps[reply].content)
+                return tuple(steps), None
+        if last is not None and last not in rejected:
+            text = steps[last].content
+            steps[last] = StepDraft(kind=StepKind.CONCLUSION, content=text)
         elif self.last_action is not None:
             text = f"Last action: {steps[self.last_action].content}"
             steps.append(StepDraft(kind=StepKind.CONCLUSION, content=text))
@@ -231,16 +251,20 @@ class SessionTrace:
         """Return the trace as an ingest unit keyed ``request-<index>`` (1-based).
 
         A request the agent never answered has no trace: its unit holds the request as an
-        observation and ``extra["warnings"]`` says ``session.unanswered_request``.
+        observation and ``extra["warnings"]`` says ``session.unanswered_request``. A request
+        answered only with chatter has a trace that produces nothing, and the warning
+        ``session.chatter_reply``.
         """
         steps, produced = self.finish()
         first_line = self.request.strip().splitlines()[0] if self.request.strip() else ""
         warnings = list(extra.pop("warnings", []))
         trace = None
-        if produced is not None:
+        if self.has_agent_work:
             trace = TraceDraft(
                 task=truncate(self.request.strip(), MAX_TASK_CHARS), steps=steps, produced=produced
             )
+            if produced is None:
+                warnings.append("session.chatter_reply")
         else:
             warnings.append("session.unanswered_request")
         return IngestUnit(
