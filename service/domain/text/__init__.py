@@ -44,6 +44,7 @@ from service.domain.text.validate import (
     MAX_JSON_DEPTH,
     check_json,
     clean_text,
+    has_visible_text,
 )
 
 __all__ = [
@@ -72,6 +73,7 @@ __all__ = [
     "explanation",
     "fold",
     "fold_spaces",
+    "has_visible_text",
     "key_part",
     "loose_text",
     "name_marks",

@@ -12,7 +12,7 @@ from service.errors import InvalidInputError, TooLargeError
 _INVISIBLE = frozenset({"Cf", "Cc"})
 
 
-def _visible(value: str) -> bool:
+def has_visible_text(value: str) -> bool:
     """Return whether `value` holds a character neither white space nor invisible.
 
     Invisible = Unicode categories Cf (zero-width space U+200B, joiners, byte-order mark U+FEFF)
@@ -45,7 +45,7 @@ def clean_text(value: str, *, field: str, max_chars: int) -> str:
         ) from exc
     if "\x00" in value:
         raise InvalidInputError(f"{field}: NUL characters are not allowed")
-    if not _visible(value):
+    if not has_visible_text(value):
         raise InvalidInputError(
             f"{field}: must not be empty or only white space, invisible format or control "
             "characters"

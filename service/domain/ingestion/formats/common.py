@@ -7,9 +7,7 @@ from datetime import UTC, date, datetime
 from pathlib import PurePosixPath
 from typing import Any
 
-# The one definition of "shows something" (white space, Cf and Cc characters show nothing),
-# shared with every door's text check; private there, reused here rather than copied.
-from service.domain.text.validate import _visible as has_visible_text
+from service.domain.text import has_visible_text
 
 #: Longest observation text kept, in characters; longer ones are cut and marked.
 MAX_OBSERVATION_CHARS = 4000
