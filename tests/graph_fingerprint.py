@@ -26,6 +26,7 @@ VOLATILE = (
     "status",
     "units_failed",
     "units_refused_json",
+    "trace_digest",  # a hash over cited memory ids
 )
 VOLATILE_SUFFIXES = ("_id", "_ids", "_at", "system_from", "system_to", "_uid", "namespace")
 

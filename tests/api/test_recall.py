@@ -359,8 +359,11 @@ def test_poor_traces_rank_lower_and_rejected_ones_last(
         ],
     }
     traces = []
-    for _ in range(3):
-        r = tenant.post("/v1/reasoning", json=body)
+    # The same reasoning three times is one trace: the copies differ by a mark.
+    for mark in ("", ".", "!"):
+        conclusion = "The export job needs streaming instead of loading everything" + mark
+        steps = [body["steps"][0], {"kind": "conclusion", "content": conclusion}]
+        r = tenant.post("/v1/reasoning", json={**body, "steps": steps})
         assert r.status_code == 201, r.text
         traces.append(r.json()["trace_id"])
     accepted, poor, rejected = traces
