@@ -95,6 +95,25 @@ def test_maintenance_traces_never_stand_for_a_precedent(tenant: Tenant) -> None:
     assert first["decision"]["last_modified_by"]["origin"] == "maintenance"
 
 
+def test_a_decision_closed_in_valid_time_is_a_precedent_only_as_of_before_its_end(
+    tenant: Tenant,
+) -> None:
+    # Found through its trace, a decision invalidated since came back as today's precedent
+    # (read with no valid time), while the same decision found directly did not.
+    story = flaky_test_story(tenant)
+    did = story["trace"]["produced"][0]["memory_id"]
+    situation = {"situation": "test_upload fails intermittently in CI"}
+    before = tenant.post("/v1/precedents", json=situation).json()["items"]
+    assert before[0]["decision"]["memory_id"] == did
+    valid_from = before[0]["decision"]["valid_from"]
+    r = tenant.post(f"/v1/memories/{did}/invalidate", json={"reason": "We dropped the lock"})
+    assert r.status_code == 200, r.text
+    now = tenant.post("/v1/precedents", json=situation).json()["items"]
+    assert did not in [item["decision"]["memory_id"] for item in now]
+    then = tenant.post("/v1/precedents", json={**situation, "as_of": valid_from}).json()["items"]
+    assert then[0]["decision"]["memory_id"] == did
+
+
 def test_bad_requests(tenant: Tenant) -> None:
     for body in (
         {"situation": ""},

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from service.domain.memories import memory_public, utcnow
 from service.domain.models import Kind
@@ -153,7 +154,7 @@ class PrecedentService:
             groups = self._groups(tx, namespace, query, kinds, vector.hits, fulltext.hits, text)
             out = []
             for group in groups:
-                precedent = self._precedent(tx, namespace, group, request)
+                precedent = self._precedent(tx, namespace, group, request, query.as_of)
                 if precedent is not None:
                     out.append(precedent)
                 if len(out) == limit:
@@ -208,14 +209,20 @@ class PrecedentService:
         return sorted(groups.values(), key=lambda g: (-g.score, g.memory_id))
 
     def _precedent(
-        self, tx: Tx, namespace: str, group: _Group, request: PrecedentRequest
+        self, tx: Tx, namespace: str, group: _Group, request: PrecedentRequest, as_of: datetime
     ) -> Precedent | None:
+        """Return the group's precedent, or None when its decision is not one at `as_of`.
+
+        The decision is the version believed at `request.known_at` and valid at `as_of` (the
+        request's, else now), as its direct candidates are: a decision closed in valid time
+        since is no precedent of today, though its trace still matches.
+        """
         record = tx.memory(
             QueryName.MEMORY_GET_MEMORY,
             {
                 "namespace": namespace,
                 "memory_id": group.memory_id,
-                "as_of": None,
+                "as_of": as_of,
                 "known_at": request.known_at,
             },
         )
