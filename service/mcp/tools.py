@@ -21,6 +21,7 @@ from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase
 from mcp.types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
+from service.json_types import JsonInt
 from service.mcp import render
 from service.mcp.arguments import (
     INGEST_FORMATS,
@@ -28,7 +29,6 @@ from service.mcp.arguments import (
     Actor,
     AnyKind,
     IngestFormat,
-    JsonInt,
     KeyPart,
     MemoryId,
     MemoryKind,

@@ -1,10 +1,10 @@
 """Pydantic request and response models: the HTTP contract of DESIGN §8 (one module per resource)."""
 
+from service.json_types import JsonInt
 from service.schemas.common import (
     ActorRef,
     DecisionStatus,
     ErrorBody,
-    JsonInt,
     JsonObject,
     MemoryKind,
     Strict,

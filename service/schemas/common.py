@@ -13,17 +13,15 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
-    GetJsonSchemaHandler,
     ValidationError,
     ValidatorFunctionWrapHandler,
     WithJsonSchema,
     WrapValidator,
 )
-from pydantic.json_schema import JsonSchemaValue
-from pydantic_core import CoreSchema, PydanticCustomError
+from pydantic_core import PydanticCustomError
 
 from service.domain.models import RETRACTED_IS_NOT_A_STATUS, WRITABLE_KINDS, Kind
-from service.domain.text import INT64_MAX, INT64_MIN, check_json
+from service.domain.text import check_json
 
 
 def _utc(value: datetime) -> datetime:
@@ -90,49 +88,6 @@ def _parsed_time(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
         return handler(parsed)
 
 
-def _json_int(value: Any) -> Any:
-    # JSON Schema's integer includes 7.0; a string or a boolean is never a number here.
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise PydanticCustomError("int_type", "Input should be a valid integer")
-    # 1e20 is an integer too: as an int it meets the field's own bounds ("less than or equal
-    # to 100" for a limit), where pydantic would refuse the float as a string too long to parse.
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
-
-
-def _int64(value: int) -> int:
-    # Neo4j stores signed 64-bit integers: a larger one would fail in the driver, not here.
-    # Checked after the field's own `ge`/`le`, so a narrower bound is the one an error names.
-    if value > INT64_MAX:
-        raise PydanticCustomError(
-            "less_than_equal", "Input should be less than or equal to {le}", {"le": INT64_MAX}
-        )
-    if value < INT64_MIN:
-        raise PydanticCustomError(
-            "greater_than_equal",
-            "Input should be greater than or equal to {ge}",
-            {"ge": INT64_MIN},
-        )
-    return value
-
-
-class _Int64Schema:
-    """JSON schema of `JsonInt`: the 64-bit bounds, unless the field states narrower ones."""
-
-    def __get_pydantic_json_schema__(
-        self, core_schema: CoreSchema, handler: GetJsonSchemaHandler
-    ) -> JsonSchemaValue:
-        schema = handler(core_schema)
-        # Behind a BeforeValidator pydantic writes a field's own bounds as raw ge/le keys.
-        for raw, keyword in (("ge", "minimum"), ("le", "maximum")):
-            if raw in schema:
-                schema[keyword] = schema.pop(raw)
-        schema.setdefault("minimum", INT64_MIN)
-        schema.setdefault("maximum", INT64_MAX)
-        return schema
-
-
 def _checked_json(value: dict[str, Any]) -> dict[str, Any]:
     check_json(value, field="JSON object")
     return value
@@ -172,10 +127,6 @@ DecisionStatus = Annotated[
 
 #: Free-form JSON: valid Unicode, finite numbers, at most 32 levels deep.
 JsonObject = Annotated[dict[str, Any], AfterValidator(_checked_json)]
-
-#: A JSON integer (`7` or `7.0`) in the signed 64-bit range Neo4j stores; strings and
-#: booleans are refused, not coerced. A field's own `ge`/`le` narrows the range further.
-JsonInt = Annotated[int, BeforeValidator(_json_int), AfterValidator(_int64), _Int64Schema()]
 
 #: An ISO 8601 time that must carry an offset; normalised to UTC.
 UtcDatetime = Annotated[

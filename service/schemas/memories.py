@@ -11,10 +11,10 @@ from pydantic import (
     model_validator,
 )
 
+from service.json_types import JsonInt
 from service.schemas.common import (
     ActorRef,
     DecisionStatus,
-    JsonInt,
     JsonObject,
     MemoryKind,
     Strict,

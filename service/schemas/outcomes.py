@@ -9,7 +9,8 @@ from pydantic import BaseModel, Field
 
 from service.domain.models import Kind
 from service.domain.outcomes import OutcomeResult
-from service.schemas.common import ActorRef, JsonInt, Strict, UtcDatetime, _only
+from service.json_types import JsonInt
+from service.schemas.common import ActorRef, Strict, UtcDatetime, _only
 from service.schemas.memories import MemoryPublic
 from service.schemas.reasoning import ChallengePublic, LineagePublic
 

@@ -11,9 +11,9 @@ from pydantic import (
 )
 
 from service.domain.models import Kind, StepKind, StepStatus
+from service.json_types import JsonInt
 from service.schemas.common import (
     ActorRef,
-    JsonInt,
     JsonObject,
     MemoryKind,
     Strict,

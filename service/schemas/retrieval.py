@@ -11,9 +11,9 @@ from pydantic import (
 )
 
 from service.domain.models import Kind
+from service.json_types import JsonInt
 from service.origins import Origin
 from service.schemas.common import (
-    JsonInt,
     Strict,
     UtcDatetime,
 )

@@ -35,6 +35,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "service.origins",
         "service.host_names",
         "service.metrics",
+        "service.json_types",
     ),
 )
 #: Within the top layer, only these may import `service.api` (besides `service.api` itself);

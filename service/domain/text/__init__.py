@@ -39,13 +39,12 @@ from service.domain.text.terms import (
     topic_terms,
 )
 from service.domain.text.validate import (
-    INT64_MAX,
-    INT64_MIN,
     MAX_JSON_DEPTH,
     check_json,
     clean_text,
     has_visible_text,
 )
+from service.json_types import INT64_MAX, INT64_MIN
 
 __all__ = [
     "ANTONYMS",

@@ -7,6 +7,7 @@ import unicodedata
 from typing import Any
 
 from service.errors import InvalidInputError, TooLargeError
+from service.json_types import INT64_MAX, INT64_MIN
 
 #: Unicode general categories that show nothing: format and control characters.
 _INVISIBLE = frozenset({"Cf", "Cc"})
@@ -58,10 +59,6 @@ def clean_text(value: str, *, field: str, max_chars: int) -> str:
 
 #: Deepest nesting accepted in free JSON (metadata, self-assessment).
 MAX_JSON_DEPTH = 32
-
-#: The integers Neo4j (and most JSON readers) can hold: the signed 64-bit range.
-INT64_MIN = -(2**63)
-INT64_MAX = 2**63 - 1
 
 
 def check_json(value: Any, *, field: str, depth: int = 0) -> None:

@@ -1,0 +1,68 @@
+"""JSON value types both doors validate the same way (REST schemas and MCP tool arguments).
+
+A bottom-layer module (pydantic only): the MCP stdio entry, which must load neither the domain
+nor the driver, and `service.schemas` share it.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BeforeValidator, GetJsonSchemaHandler
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema, PydanticCustomError
+
+#: The integers Neo4j stores (signed 64-bit).
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+
+def _json_int(value: Any) -> Any:
+    # JSON Schema's integer includes 7.0 (and 1e20); a string or a boolean is no number. A whole
+    # float becomes an int first, so it meets the field's own bounds ("less than or equal to
+    # 100" for a limit) where pydantic would refuse it as a string too long to parse.
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise PydanticCustomError("int_type", "Input should be a valid integer")
+    if isinstance(value, float):
+        if not value.is_integer():
+            raise PydanticCustomError(
+                "int_from_float",
+                "Input should be a valid integer, got a number with a fractional part",
+            )
+        return int(value)
+    return value
+
+
+def _int64(value: int) -> int:
+    # Neo4j stores signed 64-bit integers: a larger one would fail in the driver, not here.
+    # Checked after the field's own `ge`/`le`, so a narrower bound is the one an error names.
+    if value > INT64_MAX:
+        raise PydanticCustomError(
+            "less_than_equal", "Input should be less than or equal to {le}", {"le": INT64_MAX}
+        )
+    if value < INT64_MIN:
+        raise PydanticCustomError(
+            "greater_than_equal", "Input should be greater than or equal to {ge}", {"ge": INT64_MIN}
+        )
+    return value
+
+
+class _Int64Schema:
+    """JSON schema of `JsonInt`: `minimum`/`maximum`, the 64-bit range unless the field narrows it."""
+
+    def __get_pydantic_json_schema__(
+        self, core_schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        schema = handler(core_schema)
+        # Behind a BeforeValidator pydantic writes a field's own `Field(ge=, le=)` as raw ge/le
+        # keys, which no JSON Schema reader (OpenAPI tools, an MCP host) knows.
+        for raw, keyword in (("ge", "minimum"), ("le", "maximum")):
+            if raw in schema:
+                schema[keyword] = schema.pop(raw)
+        schema.setdefault("minimum", INT64_MIN)
+        schema.setdefault("maximum", INT64_MAX)
+        return schema
+
+
+#: A JSON integer (`7` or `7.0`, never `"7"` or `true`) in the signed 64-bit range Neo4j
+#: stores; a field's own `ge`/`le` narrows the range further and is what its schema shows.
+JsonInt = Annotated[int, BeforeValidator(_json_int), AfterValidator(_int64), _Int64Schema()]
