@@ -49,11 +49,13 @@ LEXICAL_WORKERS = 16
 class RetrievalService:
     """Recall and search over the hybrid (vector + fulltext) index, origin-aware (DESIGN §7).
 
-    A query is checked (`clean_text`); its fulltext candidates are asked for (own read
-    transaction, on a worker thread) while it is embedded; then one read transaction asks the vector
-    and the task index (`CandidateFinder.vector`, one statement), fuses both lists (`fuse`),
-    reads the top back (`_entries`, one query per chunk) and hydrates every trace item in one
-    query (`_items`).
+    A query is checked (`clean_text`); its fulltext candidates are asked for (own session, on
+    a worker thread) while it is embedded; then one session asks the vector and the task index
+    (`CandidateFinder.vector`, one statement), fuses both lists (`fuse`), reads the top back
+    (`_entries`, one query per chunk) and hydrates every trace item in one query (`_items`).
+    Each query is an auto-commit read (`Graph.read_autocommit`): a version closed between two
+    of them is read back as its memory's current one (`_entries`), a trace closed meanwhile
+    is left out.
 
     Args:
         graph: the query runner.
@@ -174,7 +176,7 @@ class RetrievalService:
                     self.candidates.statistics.of, self.graph, namespace, lucene
                 )
             lexical = self._lexical.submit(
-                self.graph.read,
+                self.graph.read_autocommit,
                 lambda tx: self.candidates.fulltext(tx, namespace, query, lucene, statistics),
             )
             if statistics is not None and self.candidates.statistics.vocabulary_due(namespace):
