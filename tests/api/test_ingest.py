@@ -399,6 +399,54 @@ def test_reingest_is_a_no_op(tenant: Tenant, neo4j_driver: Driver) -> None:
     assert counts(neo4j_driver, tenant.namespace) == before
 
 
+UNDATED_DEPRECATED_ADR = """# ADR 9: Use Redis cache
+
+## Status
+
+Deprecated
+
+## Context
+
+Sessions were kept in the application servers' memory and were lost on every deploy.
+
+## Decision
+
+We will keep sessions in a Redis cache shared by the application servers.
+"""
+
+
+@pytest.mark.parametrize(
+    ("fmt", "content"),
+    [
+        ("adr", UNDATED_DEPRECATED_ADR),  # its decision is closed at ingestion: no duplicate check
+        ("swe-agent", (CORPUS / "trajectories/swe-agent/swe-agent__test-repo-i1.traj").read_text()),
+    ],
+    ids=["undated-deprecated-adr", "swe-agent-trajectory"],
+)
+def test_the_same_content_under_another_name_writes_nothing(
+    tenant: Tenant, neo4j_driver: Driver, fmt: str, content: str
+) -> None:
+    # A fresh-user trial: units are keyed by the file's stem, so the second name made new units
+    # and wrote the decision, its observation and its trace again (200, new: false).
+    first = tenant.post(
+        "/v1/ingest", json={"format": fmt, "content": content, "source_name": "first.md"}
+    )
+    assert first.status_code == 201, first.text
+    before = counts(neo4j_driver, tenant.namespace)
+    again = tenant.post(
+        "/v1/ingest", json={"format": "auto", "content": content, "source_name": "renamed.txt"}
+    )
+    assert again.status_code == 200, again.text
+    a, b = first.json(), again.json()
+    assert (b["new"], b["created"], b["source_id"]) == (False, {}, a["source_id"])
+    assert b["trace_ids"] == a["trace_ids"]
+    assert set(b["memory_ids"]) == set(a["memory_ids"])  # read back, not in write order
+    assert b["source_name"] == "first.md"
+    assert [u["key"] for u in b["units"]] == [u["key"] for u in a["units"]]
+    assert [q["unit"] for q in b["quality"]] == [q["unit"] for q in a["quality"]]
+    assert counts(neo4j_driver, tenant.namespace) == before
+
+
 # --- ADR supersession ---------------------------------------------------------------------------
 
 

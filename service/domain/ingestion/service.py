@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal, Protocol
 
-from service.domain.ingestion.formats import FormatError, parse_document
+from service.domain.ingestion.formats import FormatError, ParsedDocument, parse_document
 from service.domain.ingestion.formats.redact import redact
 from service.domain.ingestion.report import UnitOutcome, build_report, failed_outcome, printable
 from service.domain.ingestion.source import (
@@ -168,15 +168,8 @@ class IngestionService:
         source = self.graph.one(
             QueryName.INGEST_GET_SOURCE, {"namespace": namespace, "sha256": sha256}
         )
-        resolved = source["format"] if source is not None else fmt
-        try:
-            parsed = parse_document(content, resolved, source_name)
-            resolved, units = parsed.format, unique_keys(parsed.units)
-        except FormatError as exc:
-            raise UnsupportedFormat(
-                exc.message, extra={"format": fmt, "source_name": source_name}
-            ) from exc
-
+        parsed = _parsed(content, fmt, source_name, source)
+        resolved, units = parsed.format, unique_keys(parsed.units)
         if source is not None:
             new = False
         else:
@@ -184,11 +177,16 @@ class IngestionService:
                 self.graph, writer, source_name, resolved, sha256, len(raw), len(units)
             )
             new = created is not None
-            # Else a concurrent first ingest created it: carry on as a re-ingest of its source.
-            source = created or self.graph.one(
-                QueryName.INGEST_GET_SOURCE, {"namespace": namespace, "sha256": sha256}
-            )
-            assert source is not None
+            if created is None:
+                # A concurrent first ingest created it: a re-ingest of its source, by its name.
+                source = self.graph.one(
+                    QueryName.INGEST_GET_SOURCE, {"namespace": namespace, "sha256": sha256}
+                )
+                assert source is not None
+                parsed = _parsed(content, fmt, source_name, source)
+                resolved, units = parsed.format, unique_keys(parsed.units)
+            else:
+                source = created
         source_uid: str = source["uid"]
         done = {} if new else recorded_units(self.graph, namespace, source_uid)
         gate = self.settings.ingestion_quality_policy == "refuse"
@@ -270,3 +268,26 @@ class IngestionService:
                     writer, source_uid, unit, c, [vectors[t] for t in c.texts], gate
                 ),
             )
+
+
+def _parsed(
+    content: str, fmt: str, source_name: str, source: Mapping[str, Any] | None
+) -> ParsedDocument:
+    """Parse the material; a known source's with the format and the name stored on it.
+
+    Units are keyed and named from the source name (an ADR's or a trajectory's file stem), so
+    the same content handed in again under another name is parsed as it was the first time:
+    its units are the recorded ones, and nothing is written again (as the stored format keeps
+    a different declared format from splitting it).
+
+    Raises:
+        UnsupportedFormat: the material is malformed for its format (`parse_document`).
+    """
+    if source is not None:
+        fmt, source_name = source["format"], source.get("name") or source_name
+    try:
+        return parse_document(content, fmt, source_name)
+    except FormatError as exc:
+        raise UnsupportedFormat(
+            exc.message, extra={"format": fmt, "source_name": source_name}
+        ) from exc
