@@ -6,6 +6,8 @@ import hashlib
 import hmac
 from dataclasses import dataclass
 
+from starlette.datastructures import Headers
+
 from service.errors import AuthError, ForbiddenError
 from service.keys import ALL_SCOPES
 from service.settings import Settings
@@ -57,3 +59,17 @@ def authenticate(settings: Settings, authorization: str | None) -> Principal:
                 actor=grant.name or f"key:{digest}",
             )
     raise AuthError("unknown API key")
+
+
+def authenticate_request(settings: Settings, headers: Headers) -> Principal:
+    """`authenticate` a request by its one `Authorization` header.
+
+    Raises:
+        AuthError: as `authenticate`; or the request carries more than one `Authorization`
+            header (which key speaks for it would depend on which one a reader takes: the
+            first was used, silently).
+    """
+    values = headers.getlist("authorization")
+    if len(values) > 1 and not settings.dev_mode:
+        raise AuthError(f"{len(values)} Authorization headers; send exactly one key")
+    return authenticate(settings, values[0] if values else None)

@@ -11,7 +11,7 @@ from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from service.api.auth import authenticate
+from service.api.auth import authenticate_request
 from service.api.encoding import coded_body_refusal
 from service.errors import AuthError
 from service.settings import Settings
@@ -57,7 +57,7 @@ class AuthGateMiddleware:
         services = getattr(getattr(scope.get("app"), "state", None), "services", None)
         settings = getattr(services, "settings", None) or self.settings
         try:
-            authenticate(settings, Headers(scope=scope).get("authorization"))
+            authenticate_request(settings, Headers(scope=scope))
         except AuthError as exc:
             await unauthorized(exc)(scope, receive, send)
             return
@@ -95,7 +95,7 @@ class ScopedRoute(APIRoute):
         async def checked_handler(request: Request) -> Response:
             if required is not None:
                 settings = request.app.state.services.settings
-                authenticate(settings, request.headers.get("authorization")).require(required)
+                authenticate_request(settings, request.headers).require(required)
             refusal = coded_body_refusal(request.scope)
             if refusal is not None:
                 return refusal

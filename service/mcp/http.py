@@ -25,7 +25,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import Receive, Scope, Send
 
-from service.api.auth import Principal, authenticate
+from service.api.auth import Principal, authenticate_request
 from service.api.auth_gate import unauthorized
 from service.api.encoding import coded_body_refusal
 from service.api.errors import HTTP_CODES
@@ -52,8 +52,8 @@ def _services(scope: Scope) -> Services:
     return services
 
 
-def _principal(services: Services, authorization: str | None) -> Principal:
-    return authenticate(services.settings, authorization)
+def _principal(services: Services, headers: Headers) -> Principal:
+    return authenticate_request(services.settings, headers)
 
 
 async def _backend_for(ctx: Context[Any, Any]) -> Backend:
@@ -63,7 +63,7 @@ async def _backend_for(ctx: Context[Any, Any]) -> Backend:
         raise BackendError(401, AuthError.code, "no HTTP request carries this call")
     services = _services(request.scope)
     try:
-        principal = _principal(services, request.headers.get("authorization"))
+        principal = _principal(services, request.headers)
     except AuthError as exc:
         raise BackendError(401, exc.code, exc.message) from exc
     return LocalBackend(services, principal)
@@ -109,7 +109,7 @@ class McpEndpoint:
             await refusal(scope, receive, send)
             return
         try:
-            _principal(_services(scope), Headers(scope=scope).get("authorization"))
+            _principal(_services(scope), Headers(scope=scope))
         except AuthError as exc:
             await unauthorized(exc)(scope, receive, send)
             return

@@ -82,3 +82,27 @@ def test_a_key_with_the_scope_still_gets_the_body_errors(tenant: Tenant) -> None
         headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"},
     )
     assert r.status_code == 403 and r.json()["code"] == "auth.forbidden", r.text
+
+
+@pytest.mark.parametrize("path", ["/v1/memories", "/mcp"])
+def test_two_authorization_headers_are_refused(
+    tenant: Tenant, other_tenant: Tenant, path: str
+) -> None:
+    # A fresh-user trial: a request with two keys was written as the first key's caller.
+    body = {"kind": "observation", "content": "written under which key?"}
+    if path == "/mcp":
+        body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    r = tenant.client.post(
+        path,
+        json=body,
+        headers=[
+            ("Authorization", f"Bearer {tenant.key}"),
+            ("Authorization", f"Bearer {other_tenant.key}"),
+            ("Accept", "application/json, text/event-stream"),
+        ],
+    )
+    assert r.status_code == 401, r.text
+    assert r.json()["code"] == "auth.invalid_key"
+    assert "2 Authorization headers" in r.json()["detail"]
+    for t in (tenant, other_tenant):
+        assert t.post("/v1/recall", json={"query": "written under which key"}).json()["count"] == 0
