@@ -14,6 +14,7 @@ from neo4j import Driver
 from service.domain.ingestion.formats.adr_sections import read_document
 from service.domain.retrieval import RetrievalConfig, RetrievalRequest, RetrievalService
 from service.embeddings import Embedder
+from service.namespaces import NAMESPACE_PATTERN
 from tests.conftest import Tenant
 from tests.factories import flaky_test_story, memory
 
@@ -687,3 +688,7 @@ def test_browser_guide_refuses_a_namespace_no_key_can_hold(tenant: Tenant) -> No
     assert tenant.client.get("/browser/guide", params={"namespace": "a.b"}).status_code == 422
     assert tenant.client.get("/browser/guide", params={"namespace": "x" * 65}).status_code == 422
     assert tenant.client.get("/browser/guide", params={"namespace": "team-a"}).status_code == 200
+    # The OpenAPI document states the rule the service applies.
+    operation = tenant.client.get("/openapi.json").json()["paths"]["/browser/guide"]["get"]
+    (param,) = [p for p in operation["parameters"] if p["name"] == "namespace"]
+    assert param["schema"]["pattern"] == NAMESPACE_PATTERN

@@ -14,7 +14,7 @@ from service.api.auth_gate import ScopedRoute
 from service.api.deps import ServicesDep
 from service.api.errors import error_responses
 from service.errors import InvalidInputError
-from service.namespaces import NAMESPACE_RULE, is_namespace
+from service.namespaces import NAMESPACE_PATTERN, NAMESPACE_RULE, is_namespace
 
 router = APIRouter(prefix="/browser", tags=["browser"], route_class=ScopedRoute)
 
@@ -79,9 +79,9 @@ def guide(
     services: ServicesDep,
     namespace: Annotated[
         str,
-        Query(
-            pattern=r"^[A-Za-z0-9_.-]{1,100}$", description="Namespace the guide's `:params` sets."
-        ),
+        # The service's own rule, so the OpenAPI document states what is accepted (it said
+        # `.` and up to 100 characters while both were refused).
+        Query(pattern=NAMESPACE_PATTERN, description="Namespace the guide's `:params` sets."),
     ] = "default",
 ) -> Response:
     """Return the Browser guide (`:play http://localhost:8000/browser/guide`); 422 on a bad namespace."""
