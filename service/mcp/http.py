@@ -130,7 +130,27 @@ class McpEndpoint:
         if coded is not None:
             await coded(scope, receive, send)
             return
+        content_type = Headers(scope=scope).get("content-type")
+        if not is_json_rpc(content_type):
+            # As REST's 415 (`api.media`): the SDK answered 400 with a plain-text body.
+            sent = f"Content-Type {content_type[:100]!r}" if content_type else "no Content-Type"
+            refusal = JSONResponse(
+                {
+                    "detail": f"MCP messages are JSON (Content-Type: application/json); got {sent}",
+                    "code": HTTP_CODES[415],
+                },
+                status_code=415,
+            )
+            await refusal(scope, receive, send)
+            return
         await self.server.session_manager.handle_request(scope, receive, send)
+
+
+def is_json_rpc(content_type: str | None) -> bool:
+    """Return True for the media type the MCP SDK reads: `application/json`, any parameters."""
+    if not content_type:
+        return False
+    return content_type.split(";", 1)[0].strip().lower() == "application/json"
 
 
 class McpMount:

@@ -140,6 +140,21 @@ async def test_http_coded_body_is_401_without_a_key_and_415_with_one(service: Se
         assert r.headers["accept-encoding"] == "identity"
 
 
+@pytest.mark.parametrize("content_type", [None, "text/plain", "application/x-www-form-urlencoded"])
+async def test_http_body_not_json_is_415_like_rest(
+    service: Service, content_type: str | None
+) -> None:
+    # A fresh-user trial: the SDK answered 400 with the plain text "Invalid Content-Type header".
+    headers = {**MCP_HEADERS, "Authorization": f"Bearer {service.key_a}"}
+    if content_type is not None:
+        headers["Content-Type"] = content_type
+    async with httpx.AsyncClient(timeout=30.0) as http:
+        r = await http.post(f"{service.base_url}/mcp", content=json.dumps(INIT), headers=headers)
+    assert r.status_code == 415, r.text
+    assert r.json()["code"] == "input.unsupported_media_type"
+    assert "application/json" in r.json()["detail"]
+
+
 async def test_http_get_and_delete_are_405_allowing_post_after_the_key_check(
     service: Service,
 ) -> None:
