@@ -1,8 +1,49 @@
-"""Domain exception hierarchy: every error has a stable dotted `code` (no framework imports)."""
+"""Domain exception hierarchy: every error has a stable dotted `code` (no framework imports).
+
+Also how much of the caller's input a message repeats (`bounded_detail`, `echo_id`, `echo_ids`).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
+
+#: The longest `detail` a domain error answers with; a message that echoes the caller's
+#: input (a 60 KB path id, 20,000 unknown cited ids) is cut there (`bounded_detail`).
+MAX_DETAIL_CHARS = 1_000
+#: The most characters of one id a message repeats (`echo_id`); a stored id is a UUID (36).
+MAX_ECHOED_ID_CHARS = 80
+#: The most ids of a list a message names (`echo_ids`); the rest are counted.
+MAX_ECHOED_IDS = 10
+
+
+def bounded_detail(message: str, limit: int = MAX_DETAIL_CHARS) -> str:
+    """Return `message`, or its first `limit` characters and how many more there were."""
+    if len(message) <= limit:
+        return message
+    return f"{message[:limit]}... ({len(message) - limit} more characters)"
+
+
+def echo_id(value: str) -> str:
+    """Return an id as an error message repeats it: whole, or cut and its length said.
+
+    E.g. a 60,000-character path id becomes its first `MAX_ECHOED_ID_CHARS` characters and
+    `"... (60000 characters)"`.
+    """
+    if len(value) <= MAX_ECHOED_ID_CHARS:
+        return value
+    return f"{value[:MAX_ECHOED_ID_CHARS]}... ({len(value)} characters)"
+
+
+def echo_ids(values: Sequence[str]) -> str:
+    """Return ids as an error message lists them: `"a, b, c"`, or the first few and a count.
+
+    Past `MAX_ECHOED_IDS` ids the list ends `"and N more"`; each id is shown as `echo_id` shows
+    it, in the order given.
+    """
+    shown = ", ".join(echo_id(v) for v in values[:MAX_ECHOED_IDS])
+    more = len(values) - MAX_ECHOED_IDS
+    return f"{shown} and {more} more" if more > 0 else shown
 
 
 class RationaleError(Exception):
@@ -53,7 +94,7 @@ class InvalidInputError(RationaleError, ValueError):
 
 
 class MissingReference(InvalidInputError):
-    """A write refers to memories or steps that do not exist; nothing was written."""
+    """A write refers to memories or steps that do not exist (or were retracted); nothing written."""
 
     code = "reasoning.invalid_reference"
 

@@ -19,6 +19,8 @@ from starlette.routing import Match
 from service import errors
 from service.api.hosts import HOST_NOT_ALLOWED
 from service.domain.idempotency import IdempotencyInFlight
+from service.errors import MAX_DETAIL_CHARS as MAX_DETAIL_CHARS
+from service.errors import bounded_detail as bounded_detail
 from service.schemas import ErrorBody, QualityOut
 
 log = logging.getLogger(__name__)
@@ -40,18 +42,6 @@ STATUS: dict[type[errors.RationaleError], int] = {
 def status_for(exc: errors.RationaleError) -> int:
     """Return the HTTP status of a domain error (its nearest class in `STATUS`)."""
     return _status_of_class(type(exc))
-
-
-#: The longest `detail` a domain error answers with; a message that echoes the caller's
-#: input (a 60 KB path id, 20,000 unknown cited ids) is cut there (`bounded_detail`).
-MAX_DETAIL_CHARS = 1_000
-
-
-def bounded_detail(message: str, limit: int = MAX_DETAIL_CHARS) -> str:
-    """Return `message`, or its first `limit` characters and how many more there were."""
-    if len(message) <= limit:
-        return message
-    return f"{message[:limit]}... ({len(message) - limit} more characters)"
 
 
 async def handle_domain_error(request: Request, exc: Exception) -> JSONResponse:
@@ -235,7 +225,7 @@ class RejectedBody(ErrorBody):
 
 
 class MissingBody(ErrorBody):
-    """A 422 `reasoning.invalid_reference`: the memory ids that do not exist."""
+    """A 422 `reasoning.invalid_reference`: the memory ids that do not exist or were retracted."""
 
     missing: list[str]
 

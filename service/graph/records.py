@@ -198,13 +198,17 @@ class TraceRecord:
 
 @dataclass(frozen=True)
 class CitedMemory:
-    """The current version of a memory a new trace cites (`reasoning/get_cited_memories`)."""
+    """A version of a memory a new trace or outcome cites (`reasoning/get_cited_memories`).
+
+    `current` False: the memory's retracted last version (it cannot be cited).
+    """
 
     memory_id: str
     uid: str
     version: int
     content: str
     kind: str
+    current: bool = True
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> CitedMemory:
@@ -215,6 +219,7 @@ class CitedMemory:
             version=row["version"],
             content=row["content"],
             kind=row["kind"],
+            current=bool(row.get("current", True)),
         )
 
 

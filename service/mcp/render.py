@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from service.errors import echo_ids
 from service.mcp.backend import BackendError, Json
 
 
@@ -261,6 +262,7 @@ def error(exc: BackendError) -> str:
             lines.append(
                 f"- [{issue.get('severity')}] {issue.get('code')}{at}: {issue.get('message')}"
             )
-    if exc.extra.get("missing"):
-        lines.append(f"Missing: {exc.extra['missing']}")
+    missing = exc.extra.get("missing")
+    if isinstance(missing, list) and missing:
+        lines.append(f"Missing: {echo_ids([str(m) for m in missing])}")
     return "\n".join(lines)

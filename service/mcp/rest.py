@@ -7,6 +7,7 @@ from urllib.parse import quote
 
 import httpx
 
+from service.errors import bounded_detail, echo_id
 from service.mcp.backend import BackendError, Json
 
 #: Sent in place of a memory id holding a "/", which no route can take: the service decodes
@@ -14,17 +15,6 @@ from service.mcp.backend import BackendError, Json
 #: id (ids are UUIDs), nor this one, so the service answers as for any unknown id, after the
 #: same key, scope and argument checks, and `_about` puts the caller's id back in the message.
 UNROUTABLE_ID = "unroutable-memory-id"
-
-#: The longest `detail` the service answers with (`service.api.errors.MAX_DETAIL_CHARS`; a unit
-#: test keeps them equal); `bounded` cuts a message there, as the service does.
-MAX_DETAIL_CHARS = 1_000
-
-
-def bounded(message: str) -> str:
-    """Return `message`, or its first `MAX_DETAIL_CHARS` characters and how many more there were."""
-    if len(message) <= MAX_DETAIL_CHARS:
-        return message
-    return f"{message[:MAX_DETAIL_CHARS]}... ({len(message) - MAX_DETAIL_CHARS} more characters)"
 
 
 def segment(memory_id: str) -> str:
@@ -102,7 +92,7 @@ class RestBackend:
         except BackendError as exc:
             if routed != UNROUTABLE_ID or not isinstance(exc.detail, str):
                 raise
-            detail = bounded(exc.detail.replace(UNROUTABLE_ID, memory_id))
+            detail = bounded_detail(exc.detail.replace(UNROUTABLE_ID, echo_id(memory_id)))
             raise BackendError(exc.status, exc.code, detail, exc.extra) from exc
 
     async def remember(self, body: Json) -> Json:

@@ -31,7 +31,10 @@ class OutcomeCreate(Strict):
     )
     observed_at: UtcDatetime | None = Field(
         default=None,
-        description="When it was observed (the observation's valid time); default now.",
+        description=(
+            "When it was observed (the observation's valid time); default now. Neither before "
+            "the decision took effect nor in the future (60 s of clock skew allowed): 422."
+        ),
         examples=["2024-03-21T09:14:00Z"],
     )
     cites: list[str] = Field(

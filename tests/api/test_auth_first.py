@@ -89,7 +89,7 @@ def test_two_authorization_headers_are_refused(
     tenant: Tenant, other_tenant: Tenant, path: str
 ) -> None:
     # A fresh-user trial: a request with two keys was written as the first key's caller.
-    body = {"kind": "observation", "content": "written under which key?"}
+    body: dict[str, object] = {"kind": "observation", "content": "written under which key?"}
     if path == "/mcp":
         body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
     r = tenant.client.post(

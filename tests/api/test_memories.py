@@ -86,6 +86,32 @@ def test_bad_input_is_refused_and_changes_nothing(
         assert r.json()["code"] == "input.too_large"
 
 
+def test_an_empty_period_names_both_times_and_a_defaulted_start(tenant: Tenant) -> None:
+    # A fresh-user trial: "valid_to must be after valid_from" when no valid_from was given.
+    r = tenant.post(
+        "/v1/memories",
+        json={"kind": "observation", "content": "x", "valid_to": "2020-01-01T00:00:00Z"},
+    )
+    assert (r.status_code, r.json()["code"]) == (422, "input.invalid"), r.text
+    detail = r.json()["detail"]
+    assert detail.startswith(
+        "valid_to (2020-01-01T00:00:00Z) must be after valid_from (not given: now, "
+    ), detail
+    assert detail.endswith("Z)"), detail
+    r = tenant.post(
+        "/v1/memories",
+        json={
+            "kind": "observation",
+            "content": "x",
+            "valid_from": "2024-02-01T00:00:00Z",
+            "valid_to": "2024-01-01T00:00:00Z",
+        },
+    )
+    assert r.json()["detail"] == (
+        "valid_to (2024-01-01T00:00:00Z) must be after valid_from (2024-02-01T00:00:00Z)"
+    )
+
+
 def test_malformed_json_and_lone_surrogates(tenant: Tenant) -> None:
     r = tenant.client.post(
         "/v1/memories",

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+import re
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from neo4j import Driver
 
+from service.domain.outcomes.store import MAX_CLOCK_SKEW
 from tests.conftest import Tenant
 from tests.factories import flaky_test_story, memory
 
@@ -43,18 +45,21 @@ def test_seed_story_outcomes_end_to_end(tenant: Tenant) -> None:
     decision = story["trace"]["produced"][0]
     did = decision["memory_id"]
     t0 = parse(decision["valid_from"])
+    # The decision took effect just now and an outcome is never observed in the future: both
+    # outcomes are observed between then and now.
+    span = datetime.now(UTC) - t0
 
     ok = outcome(
         tenant,
         did,
         "success",
         "CI green for a week after the lock on the upload fixture",
-        observed_at=iso(t0 + timedelta(days=1)),
+        observed_at=iso(t0 + span / 3),
         actor="ci-bot",
     )
     assert ok["result"] == "success" and ok["challenged"] is False
     assert ok["decision"]["status"] == "active" and ok["decision"]["version"] == 1
-    assert ok["observed_at"].startswith(iso(t0 + timedelta(days=1))[:19])
+    assert ok["observed_at"].startswith(iso(t0 + span / 3)[:19])
     assert ok["created_by"] == {"origin": "user", "actor": "ci-bot"}
 
     # the outcome is an observation memory like any other, bi-temporal, origin from the door
@@ -67,7 +72,7 @@ def test_seed_story_outcomes_end_to_end(tenant: Tenant) -> None:
         did,
         "failure",
         "test_upload failed again in CI: connection reset during setup, three weeks on",
-        observed_at=iso(t0 + timedelta(days=22)),
+        observed_at=iso(t0 + span * 2 / 3),
         cites=[story["log"]["memory_id"]],
         actor="ci-bot",
     )
@@ -215,8 +220,8 @@ def test_repeat_outcome_is_idempotent(tenant: Tenant, neo4j_driver: Driver) -> N
 def test_the_same_outcome_seen_again_later_is_a_second_outcome(tenant: Tenant) -> None:
     # An outcome is an event: the same failure a week later is counted again (was merged into
     # the first: 200 created false, one failure on record).
-    d = memory(tenant, "Deploy on Fridays", kind="decision")
-    t0 = parse(d["valid_from"])
+    t0 = datetime.now(UTC) - timedelta(days=30)  # outcomes are observed in the past
+    d = memory(tenant, "Deploy on Fridays", kind="decision", valid_from=iso(t0))
     ids = []
     for week in (1, 2, 3):
         r = outcome(
@@ -294,6 +299,30 @@ def test_bad_input_changes_nothing(
     r = tenant.get(f"/v1/memories/{fact['memory_id']}/outcomes")
     assert (r.status_code, r.json()["code"]) == (422, "outcome.not_a_decision")
     assert tenant.get(f"/v1/memories/{theirs['memory_id']}/outcomes").status_code == 404
+
+
+def test_an_outcome_observed_in_the_future_is_refused_and_writes_nothing(
+    tenant: Tenant, neo4j_driver: Driver
+) -> None:
+    # A fresh-user trial: a failure observed in 2099 gave 201 and challenged the decision now.
+    d = memory(tenant, "Cache the build", kind="decision", valid_from="2024-01-01T00:00:00Z")
+    path = f"/v1/memories/{d['memory_id']}/outcomes"
+    before = count_nodes(neo4j_driver, tenant.namespace)
+    body = {"result": "failure", "content": "The build cache broke the release"}
+    r = tenant.post(path, json={**body, "observed_at": "2099-01-01T00:00:00Z"})
+    assert (r.status_code, r.json()["code"]) == (422, "input.invalid"), r.text
+    detail = r.json()["detail"]
+    assert detail.startswith("observed_at: 2099-01-01T00:00:00Z is in the future"), detail
+    said = re.search(r"the server's time is (\S+Z),", detail)
+    assert said is not None, detail
+    assert abs(parse(said.group(1)) - datetime.now(UTC)) < timedelta(minutes=1)
+    assert count_nodes(neo4j_driver, tenant.namespace) == before
+    current = tenant.get(f"/v1/memories/{d['memory_id']}").json()
+    assert (current["version"], current["status"]) == (1, "active")
+    # a caller's clock a little ahead of the server's is allowed
+    soon = datetime.now(UTC) + MAX_CLOCK_SKEW / 2
+    r = tenant.post(path, json={**body, "observed_at": iso(soon)})
+    assert r.status_code == 201, r.text
 
 
 def test_cli_records_an_outcome_and_finds_precedents(tenant: Tenant) -> None:

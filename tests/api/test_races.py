@@ -12,7 +12,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx2 as httpx
@@ -318,7 +318,13 @@ def test_concurrent_failures_on_one_decision_are_all_recorded(tenant: Tenant) ->
     # A trial: 8 failures of one decision at once (same text, other observed_at) got 1-6 409s
     # (the caller named no version) and once a 404 for the existing decision.
     for attempt in range(3):
-        decision = memory(tenant, f"Ship the release on Fridays ({attempt})", kind="decision")
+        # In effect since yesterday: the outcomes are observed in the past, never in the future.
+        decision = memory(
+            tenant,
+            f"Ship the release on Fridays ({attempt})",
+            kind="decision",
+            valid_from=(datetime.now(UTC) - timedelta(days=1)).isoformat(),
+        )
         start = datetime.fromisoformat(decision["valid_from"].replace("Z", "+00:00"))
 
         def post(i: int, d: dict[str, Any] = decision, t0: datetime = start) -> httpx.Response:

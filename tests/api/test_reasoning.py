@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from neo4j import Driver
 
+from service.domain.models import StepDraft, TraceDraft
+from service.domain.reasoning.drafts import clean_draft
 from tests.conftest import Tenant
 from tests.factories import flaky_test_story, memory
 
@@ -93,6 +95,71 @@ def test_missing_citation_refuses_everything(tenant: Tenant, neo4j_driver: Drive
     assert r.status_code == 422 and "no-such-memory" in r.json()["detail"]
     assert r.json()["missing"] == ["no-such-memory"]
     assert count_nodes(neo4j_driver, tenant.namespace) == before
+
+
+def test_citing_or_producing_a_retracted_memory_says_it_was_retracted(
+    tenant: Tenant, neo4j_driver: Driver
+) -> None:
+    # A fresh-user trial: a retracted memory was said not to exist.
+    gone = memory(tenant, "disk is 95% full on the build host")["memory_id"]
+    decision = memory(tenant, "clean the build host's disk weekly", kind="decision")["memory_id"]
+    ev = memory(tenant, "the build host's disk holds 2 TB of old artefacts")["memory_id"]
+    for memory_id in (gone, decision):
+        r = tenant.post(f"/v1/memories/{memory_id}/retract", json={"reason": "wrong host"})
+        assert r.status_code == 200, r.text
+    before = count_nodes(neo4j_driver, tenant.namespace)
+    observed = {"kind": "observation", "content": "disk is 95% full"}
+    concluded = {"kind": "conclusion", "content": "the disk being full broke the build"}
+    steps = [{**observed, "cites": [gone, "no-such-memory"]}, concluded]
+    r = tenant.post("/v1/reasoning", json={"task": "Why did the build fail?", "steps": steps})
+    assert (r.status_code, r.json()["code"]) == (422, "reasoning.invalid_reference"), r.text
+    assert r.json()["detail"] == (
+        "cited memories do not exist: no-such-memory; cited memories were retracted "
+        f"(no current version to cite): {gone}"
+    )
+    assert sorted(r.json()["missing"]) == sorted([gone, "no-such-memory"])
+    r = tenant.post(
+        "/v1/reasoning",
+        json={
+            "task": "Why did the build fail?",
+            "steps": [{**observed, "cites": [ev]}, concluded],
+            "produced_memory_id": decision,
+        },
+    )
+    assert (r.status_code, r.json()["code"]) == (422, "reasoning.invalid_reference"), r.text
+    assert r.json()["detail"].startswith(f"produced_memory_id {decision} was retracted at 20")
+    assert r.json()["missing"] == [decision]
+    assert count_nodes(neo4j_driver, tenant.namespace) == before
+
+
+def test_a_rejection_repeated_in_a_step_is_stored_once(
+    tenant: Tenant, neo4j_driver: Driver
+) -> None:
+    # A fresh-user trial: `"rejects": [1, 1]` was stored as [1, 1] (repeated cites once) and,
+    # differing from [1], made a second near-identical trace.
+    log = memory(tenant, "Export job log: killed after 30 minutes")
+    twice = _diagnosis([log["memory_id"], log["memory_id"]])
+    twice["steps"][2]["rejects"] = [1, 1]  # type: ignore[index]
+    first = tenant.post("/v1/reasoning", json=twice)
+    assert first.status_code == 201, first.text
+    assert first.json()["steps"][2]["rejects"] == [1]
+    assert [c["memory_id"] for c in first.json()["steps"][0]["cites"]] == [log["memory_id"]]
+    before = count_nodes(neo4j_driver, tenant.namespace)
+    once = tenant.post("/v1/reasoning", json=_diagnosis([log["memory_id"]]))
+    assert once.status_code == 200, once.text
+    assert once.json()["trace_id"] == first.json()["trace_id"]
+    assert count_nodes(neo4j_driver, tenant.namespace) == before
+
+
+def test_clean_draft_keeps_each_rejection_once_in_order() -> None:
+    steps = (
+        StepDraft(kind="thought", content="maybe A", status="hypothesis"),
+        StepDraft(kind="thought", content="maybe B", status="hypothesis"),
+        StepDraft(kind="observation", content="neither", rejects=(1, 0, 1, 0)),
+        StepDraft(kind="conclusion", content="C"),
+    )
+    cleaned = clean_draft(TraceDraft(task="t", steps=steps), max_steps=10, max_chars=100)
+    assert cleaned.steps[2].rejects == (1, 0)
 
 
 def test_rejects_must_point_to_an_earlier_step(tenant: Tenant, neo4j_driver: Driver) -> None:

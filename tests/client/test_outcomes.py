@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 import pytest
 from rationale_client import AsyncClient, Client, InvalidInputError, OutcomeCreate
@@ -20,7 +20,7 @@ def test_outcomes_challenge_the_decision_and_precedents_find_it(client: Client) 
         decision, OutcomeCreate(result="success", content="test_upload green for a week")
     )
     assert ok.created and not ok.challenged and ok.result == "success"
-    later = datetime.now(UTC) + timedelta(days=21)
+    later = datetime.now(UTC)  # after the success; an outcome is never observed in the future
     failed = client.memories.record_outcome(
         decision,
         OutcomeCreate(result="failure", content="test_upload failed again", observed_at=later),

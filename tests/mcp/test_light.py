@@ -9,10 +9,9 @@ from typing import get_args
 
 import pytest
 
-from service.api.errors import MAX_DETAIL_CHARS, bounded_detail
 from service.domain.ingestion.formats import FORMATS
 from service.domain.models import WRITABLE_KINDS, Kind, StepKind, StepStatus
-from service.mcp import arguments, rest
+from service.mcp import arguments
 from service.origins import Origin
 
 REPO = Path(__file__).resolve().parents[2]
@@ -41,12 +40,6 @@ def test_tool_enums_are_the_domain_enums() -> None:
     assert set(get_args(arguments.StepStatus)) == {k.value for k in StepStatus}
     assert set(get_args(arguments.OriginName)) == {o.value for o in Origin}
     assert get_args(arguments.IngestFormat) == ("auto", *FORMATS)
-
-
-def test_the_rest_backend_bounds_a_detail_as_the_service_does() -> None:
-    assert rest.MAX_DETAIL_CHARS == MAX_DETAIL_CHARS
-    for message in ("short", "m" * MAX_DETAIL_CHARS, "m" * (MAX_DETAIL_CHARS + 7)):
-        assert rest.bounded(message) == bounded_detail(message)
 
 
 @pytest.mark.parametrize("url", ["not a url", "ftp://host", "http://", "http://host:99999"])

@@ -254,6 +254,32 @@ async def test_outcome_challenges_and_precedents_find_it(
         assert "precedent(s), best first" in text
 
 
+async def test_an_outcome_observed_in_the_future_is_refused(
+    connect: Connect, service: Service
+) -> None:
+    # The tool records through the same domain check as REST (`outcomes.check_observed_at`).
+    async with connect(service.key_a) as client:
+        decision, _ = await ok(
+            client,
+            "remember",
+            kind="decision",
+            content=unique("Cache the build"),
+            valid_from="2024-01-01T00:00:00Z",
+        )
+        error = await refused(
+            client,
+            "record_outcome",
+            decision_id=decision["memory_id"],
+            result="failure",
+            content="The build cache broke the release",
+            observed_at="2099-01-01T00:00:00Z",
+        )
+        assert error["code"] == "input.invalid"
+        assert "2099-01-01T00:00:00Z is in the future" in error["detail"]
+        current, _ = await ok(client, "get_memory", memory_id=decision["memory_id"])
+        assert (current["version"], current["status"]) == (1, "active")
+
+
 async def test_both_transports_return_the_same_structured_content(service: Service) -> None:
     async with http_client(service, service.key_a) as client:
         trace, _ = await flaky_story(client)

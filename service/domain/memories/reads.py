@@ -8,7 +8,7 @@ from typing import Any
 
 from service.domain.memories.public import Memory, memory_public
 from service.domain.memories.rows import iso_utc
-from service.errors import MemoryNotFound, VersionConflict
+from service.errors import MemoryNotFound, VersionConflict, echo_id
 from service.graph.query_names import QueryName
 from service.graph.records import MemoryRecord
 from service.graph.repository import Graph, Row, Runner, Tx
@@ -48,6 +48,20 @@ def in_flight(state: Row | None) -> bool:
     if state is None or not state.get("memory_id"):
         return False
     return state.get("system_to") is None or state.get("retracted_reason") is None
+
+
+def retracted_at(state: Row | None) -> datetime | None:
+    """Return when a memory was retracted (its last version closed with no successor), or None.
+
+    None also for a memory that never existed in the namespace or has a current version.
+
+    Args:
+        state: the memory's `memory/get_memory_state` row, or None.
+    """
+    if state is None or not state.get("memory_id") or state.get("retracted_reason") is None:
+        return None
+    closed: datetime | None = state.get("system_to")
+    return closed
 
 
 class MemoryReader:
@@ -98,7 +112,9 @@ class MemoryReader:
             )
         if record is None:
             if as_of is not None or known_at is not None:
-                raise MemoryNotFound(f"memory {memory_id} has no version {at(as_of, known_at)}")
+                raise MemoryNotFound(
+                    f"memory {echo_id(memory_id)} has no version {at(as_of, known_at)}"
+                )
             raise self.not_found(namespace, memory_id)
         return memory_public(record)
 
@@ -112,7 +128,7 @@ class MemoryReader:
             QueryName.MEMORY_LIST_VERSIONS, {"namespace": namespace, "memory_id": memory_id}
         )
         if not records:
-            raise MemoryNotFound(f"memory {memory_id} not found")
+            raise MemoryNotFound(f"memory {echo_id(memory_id)} not found")
         return [memory_public(r) for r in records]
 
     def current_in(self, tx: Tx, namespace: str, memory_id: str) -> MemoryRecord:
@@ -127,7 +143,9 @@ class MemoryReader:
         if record is not None:
             return record
         if in_flight(tx.one(QueryName.MEMORY_GET_MEMORY_STATE, state_params(namespace, memory_id))):
-            raise VersionConflict(f"memory {memory_id} was changed concurrently; read it again")
+            raise VersionConflict(
+                f"memory {echo_id(memory_id)} was changed concurrently; read it again"
+            )
         raise self.not_found(namespace, memory_id)
 
     def find_current_in(
@@ -146,18 +164,30 @@ class MemoryReader:
             namespace: the tenant.
             memory_id: the memory.
         """
+        return self.current_or_state_in(runner, namespace, memory_id)[0]
+
+    def current_or_state_in(
+        self, runner: Runner, namespace: str, memory_id: str
+    ) -> tuple[MemoryRecord | None, Row | None]:
+        """Return `(current version, None)`, or `(None, state)` when there is no current one.
+
+        As `find_current_in`, which reads `state` (the `memory/get_memory_state` row, None for
+        a memory never stored in the namespace) anyway: a caller can say why the memory is
+        absent (`retracted_at`) without another query.
+        """
         params = {"namespace": namespace, "memory_id": memory_id, "as_of": None, "known_at": None}
+        state: Row | None = None
         for attempt in range(CURRENT_READ_ATTEMPTS):
             record = runner.memory(QueryName.MEMORY_GET_MEMORY, params)
             if record is not None:
-                return record
+                return record, None
             state = runner.one(
                 QueryName.MEMORY_GET_MEMORY_STATE, state_params(namespace, memory_id)
             )
             if not in_flight(state):
-                return None
+                return None, state
             time.sleep(RETRY_PAUSE_S * attempt)
-        return None
+        return None, state
 
     def not_found(self, namespace: str, memory_id: str) -> MemoryNotFound:
         """Return the error for a memory with no current version.
@@ -181,4 +211,4 @@ class MemoryReader:
                     extra={"replaced_by": state["replaced_by"]},
                 )
             return MemoryNotFound(f"memory {memory_id} was retracted at {closed}; {history}")
-        return MemoryNotFound(f"memory {memory_id} not found")
+        return MemoryNotFound(f"memory {echo_id(memory_id)} not found")

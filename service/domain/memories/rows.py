@@ -10,7 +10,7 @@ from typing import Any
 from service.domain.models import Kind, Writer
 from service.domain.text import check_json, normalise_for_match
 from service.domain.text.lexical import namespace_token, search_text
-from service.errors import TooLargeError
+from service.errors import InvalidInputError, TooLargeError
 
 #: Properties a new version copies from the one before unless the change sets them.
 VERSIONED_FIELDS = (
@@ -54,6 +54,24 @@ def iso_utc(value: datetime) -> str:
     error naming a memory's time read as another time than the memory's own fields.
     """
     return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def check_period(valid_from: datetime, valid_to: datetime | None, *, defaulted: bool) -> None:
+    """Refuse an empty valid-time period: `valid_to` at or before `valid_from`.
+
+    Args:
+        valid_from: the period's start (timezone-aware UTC).
+        valid_to: its end, or None (open).
+        defaulted: `valid_from` was not given and is the write's time, which the message says.
+
+    Raises:
+        InvalidInputError: e.g. `valid_to (2020-01-01T00:00:00Z) must be after valid_from (not
+            given: now, 2026-12-04T21:30:00Z)`.
+    """
+    if valid_to is None or valid_to > valid_from:
+        return
+    start = f"not given: now, {iso_utc(valid_from)}" if defaulted else iso_utc(valid_from)
+    raise InvalidInputError(f"valid_to ({iso_utc(valid_to)}) must be after valid_from ({start})")
 
 
 def encode_metadata(metadata: dict[str, Any] | None) -> str | None:

@@ -16,6 +16,7 @@ from service.domain.memories.locks import lock_contents, lock_key
 from service.domain.memories.public import Memory, memory_public
 from service.domain.memories.rows import (
     build_memory_row,
+    check_period,
     encode_metadata,
     iso_utc,
     utcnow,
@@ -131,9 +132,8 @@ class MemoryService(MemoryVersions):
             raise InvalidInputError("only decisions have a status")
         if status is not None:
             status = check_decision_status(status)
+        check_period(valid_from or now, valid_to, defaulted=valid_from is None)
         valid_from = valid_from or now
-        if valid_to is not None and valid_to <= valid_from:
-            raise InvalidInputError("valid_to must be after valid_from")
         if position is not None and episode is None:
             raise InvalidInputError("position is a place in an episode: give the episode too")
         if episode is not None:

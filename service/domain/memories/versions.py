@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from service.domain.memories.reads import MemoryReader
-from service.domain.memories.rows import VERSIONED_FIELDS
+from service.domain.memories.rows import VERSIONED_FIELDS, check_period
 from service.domain.models import KIND_LABELS, Kind, Writer
 from service.domain.text import normalise_for_match
 from service.embeddings import Embedder
@@ -91,8 +91,7 @@ class MemoryVersions(MemoryReader):
         if "content" in changes:
             props["content_norm"] = normalise_for_match(changes["content"])
             props["embedding"] = self.embedder.encode([changes["content"]])[0]
-        if props["valid_to"] is not None and props["valid_to"] <= props["valid_from"]:
-            raise InvalidInputError("valid_to must be after valid_from")
+        check_period(props["valid_from"], props["valid_to"], defaulted=False)
         try:
             record = tx.memory(
                 QueryName.MEMORY_CREATE_VERSION,

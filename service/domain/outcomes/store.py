@@ -12,10 +12,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from service.domain.memories import Memory, MemoryService, Writer, iso_utc, memory_public, utcnow
+from service.domain.memories.cited import cited_memories
 from service.domain.memories.locks import lock_contents
 from service.domain.models import Kind
 from service.domain.outcomes.models import CHALLENGING, NewOutcome, Outcome, OutcomeResult
@@ -24,7 +25,6 @@ from service.errors import (
     ConflictError,
     InvalidInputError,
     MemoryNotFound,
-    MissingReference,
     NotADecision,
     VersionConflict,
 )
@@ -40,16 +40,31 @@ RACE_ATTEMPTS = 4
 RACE_BACKOFF_S = 0.01
 
 
-def check_observed_at(observed_at: datetime, decision: MemoryRecord) -> None:
-    """Refuse an outcome's `observed_at` from before its decision took effect.
+#: How far past the server's clock an outcome's `observed_at` may be (the caller's clock runs
+#: ahead); later is a future observation, refused (`check_observed_at`).
+MAX_CLOCK_SKEW = timedelta(seconds=60)
+
+
+def check_observed_at(observed_at: datetime, decision: MemoryRecord, now: datetime) -> None:
+    """Refuse an outcome's `observed_at` from before its decision took effect or in the future.
+
+    A future outcome would take effect at once (a failure challenges the decision now).
 
     Args:
         observed_at: when the caller says it was observed (timezone-aware UTC).
         decision: the decision's current version (its `valid_from`: when it took effect).
+        now: the server's time (timezone-aware UTC).
 
     Raises:
-        InvalidInputError: `observed_at` is earlier than the decision's `valid_from`.
+        InvalidInputError: `observed_at` is later than `now` plus `MAX_CLOCK_SKEW`, or earlier
+            than the decision's `valid_from`.
     """
+    if observed_at > now + MAX_CLOCK_SKEW:
+        raise InvalidInputError(
+            f"observed_at: {iso_utc(observed_at)} is in the future (the server's time is "
+            f"{iso_utc(now)}, allowing {MAX_CLOCK_SKEW.seconds} s of clock skew); an outcome "
+            "is recorded once it was observed"
+        )
     if observed_at < decision.valid_from:
         raise InvalidInputError(
             f"observed_at: {iso_utc(observed_at)} is before decision {decision.memory_id} "
@@ -151,9 +166,10 @@ class OutcomeService:
         Raises:
             MemoryNotFound: no current memory `decision_id` in the namespace (404).
             NotADecision: the memory is not a decision (422, `outcome.not_a_decision`).
-            MissingReference: a cited memory does not exist (422).
+            MissingReference: a cited memory does not exist or was retracted (422).
             InvalidInputError, TooLargeError: bad result, text or too many cites, or an
-                `observed_at` before the decision took effect (`check_observed_at`).
+                `observed_at` before the decision took effect or in the future
+                (`check_observed_at`).
         """
         if body.result not in {r.value for r in OutcomeResult}:
             raise InvalidInputError(
@@ -169,7 +185,7 @@ class OutcomeService:
         except MemoryNotFound:  # read while a concurrent write replaced its version: once more
             time.sleep(RACE_BACKOFF_S)
             decision = self._decision_in(self.graph, writer.namespace, decision_id)
-        check_observed_at(body.observed_at or now, decision)
+        check_observed_at(body.observed_at or now, decision, now)
         props = self.memories.new_props(
             writer, Kind.OBSERVATION, body.content, now=now, valid_from=body.observed_at or now
         )
@@ -316,17 +332,7 @@ class OutcomeService:
             return []
         if decision_id in cites:
             raise InvalidInputError("cites: an outcome cannot cite its own decision")
-        rows = tx.mapped(
-            QueryName.REASONING_GET_CITED_MEMORIES,
-            {"namespace": namespace, "memory_ids": list(cites)},
-            CitedMemory.from_row,
-        )
-        found = {r.memory_id: r for r in rows}
-        missing = [c for c in cites if c not in found]
-        if missing:
-            raise MissingReference(
-                f"cited memories do not exist: {', '.join(missing)}", extra={"missing": missing}
-            )
+        found = cited_memories(tx, namespace, cites)
         return [found[c] for c in cites]
 
     def list(

@@ -54,7 +54,8 @@ def clean_draft(draft: TraceDraft, *, max_steps: int, max_chars: int) -> TraceDr
         max_chars: most characters of any one text (task, step, produced content).
 
     Returns:
-        The draft with every text cleaned and duplicate citations dropped.
+        The draft with every text cleaned and repeated citations and rejections dropped (each
+        kept once, in order of first appearance).
 
     Raises:
         InvalidInputError: no steps, bad kinds/statuses, a `rejects` index that is not an
@@ -96,7 +97,8 @@ def clean_draft(draft: TraceDraft, *, max_steps: int, max_chars: int) -> TraceDr
                 clean_text(c, field=f"steps[{i}].cites", max_chars=200) for c in step.cites
             )
         )
-        steps.append(replace(step, content=content, cites=cites))
+        rejects = tuple(dict.fromkeys(step.rejects))
+        steps.append(replace(step, content=content, cites=cites, rejects=rejects))
     produced = draft.produced
     if produced is not None:
         produced = replace(

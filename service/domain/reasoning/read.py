@@ -20,7 +20,7 @@ from service.domain.reasoning.public import (
     trace_public,
 )
 from service.domain.text import clean_text
-from service.errors import MemoryNotFound, TraceNotFound
+from service.errors import MemoryNotFound, TraceNotFound, echo_id
 from service.graph.query_names import QueryName
 from service.graph.records import DependentRecord, MemoryRecord, TraceRecord
 from service.graph.repository import Graph, Runner, Tx
@@ -91,7 +91,7 @@ class TraceReader:
             self.graph, namespace, [trace_id], utcnow(), self.policy.origins("search")
         ).get(trace_id)
         if record is None:
-            raise TraceNotFound(f"reasoning trace {trace_id} not found")
+            raise TraceNotFound(f"reasoning trace {echo_id(trace_id)} not found")
         return trace_public(record)
 
     def lineage(
@@ -126,7 +126,9 @@ class TraceReader:
         if known_at is not None:
             versions = [v for v in versions if v.system_from <= known_at]
             if not versions:
-                raise MemoryNotFound(f"memory {memory_id} was not recorded yet at {known_at}")
+                raise MemoryNotFound(
+                    f"memory {echo_id(memory_id)} was not recorded yet at {known_at}"
+                )
         current = next(
             (
                 v

@@ -16,8 +16,10 @@ from datetime import datetime
 from typing import Any
 
 from service import metrics
-from service.domain.memories import MemoryService, Writer, utcnow
+from service.domain.memories import MemoryService, Writer, iso_utc, utcnow
+from service.domain.memories.cited import cited_memories
 from service.domain.memories.locks import lock_contents
+from service.domain.memories.reads import retracted_at
 from service.domain.models import Assessment, Kind, ProducedDraft, StepStatus, TraceDraft, Verdict
 from service.domain.policy import VisibilityPolicy
 from service.domain.quality import QualityThresholds, assess, conclusion_of
@@ -30,7 +32,7 @@ from service.domain.reasoning.drafts import (
 from service.domain.reasoning.public import Trace
 from service.domain.reasoning.read import TraceReader
 from service.domain.text import check_json, normalise_for_match
-from service.errors import InvalidInputError, MissingReference, ReasoningRejected
+from service.errors import InvalidInputError, MissingReference, ReasoningRejected, echo_id
 from service.graph.query_names import QueryName
 from service.graph.records import CitedMemory, MemoryRecord
 from service.graph.repository import Graph, Tx
@@ -131,7 +133,8 @@ class ReasoningService(TraceReader):
             the same origin existed (see `record_in`): nothing was written, it is that trace.
 
         Raises:
-            MissingReference: a cited memory or `produced_memory_id` does not exist (422).
+            MissingReference: a cited memory or `produced_memory_id` does not exist or was
+                retracted (422).
             ReasoningRejected: the gate refused the trace (422, with the assessment).
             InvalidInputError, TooLargeError: see `clean_draft`.
         """
@@ -208,7 +211,8 @@ class ReasoningService(TraceReader):
             was created.
 
         Raises:
-            MissingReference: a cited memory or `produced_memory_id` does not exist (422).
+            MissingReference: a cited memory or `produced_memory_id` does not exist or was
+                retracted (422).
             ReasoningRejected: the gate refused the trace (422, with the assessment).
         """
         if resolve:
@@ -240,10 +244,18 @@ class ReasoningService(TraceReader):
         produced: MemoryRecord | None = None
         produced_created = False
         if draft.produced_memory_id is not None:
-            produced = self.memories.find_current_in(tx, writer.namespace, draft.produced_memory_id)
+            produced, state = self.memories.current_or_state_in(
+                tx, writer.namespace, draft.produced_memory_id
+            )
             if produced is None:
+                closed = retracted_at(state)
                 raise MissingReference(
-                    f"produced_memory_id {draft.produced_memory_id} does not exist",
+                    f"produced_memory_id {echo_id(draft.produced_memory_id)} "
+                    + (
+                        f"was retracted at {iso_utc(closed)}: a trace produces a current memory"
+                        if closed is not None
+                        else "does not exist"
+                    ),
                     extra={"missing": [draft.produced_memory_id]},
                 )
             if produced.kind == Kind.REASONING:
@@ -345,21 +357,7 @@ class ReasoningService(TraceReader):
         )
 
     def _cited(self, tx: Tx, namespace: str, draft: TraceDraft) -> dict[str, CitedMemory]:
-        wanted = sorted({c for s in draft.steps for c in s.cites})
-        if not wanted:
-            return {}
-        rows = tx.mapped(
-            QueryName.REASONING_GET_CITED_MEMORIES,
-            {"namespace": namespace, "memory_ids": wanted},
-            CitedMemory.from_row,
-        )
-        found = {r.memory_id: r for r in rows}
-        missing = [m for m in wanted if m not in found]
-        if missing:
-            raise MissingReference(
-                f"cited memories do not exist: {', '.join(missing)}", extra={"missing": missing}
-            )
-        return found
+        return cited_memories(tx, namespace, sorted({c for s in draft.steps for c in s.cites}))
 
     def _trace_props(
         self,
