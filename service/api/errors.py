@@ -256,8 +256,13 @@ def error_responses(
         validation: the request has a body, path or query parameters FastAPI validates (422).
         graph: the route reads Neo4j (503 `graph.unavailable` or `graph.timeout`, with
             `Retry-After`).
-        idempotent: the route honours `Idempotency-Key` (`api.idempotent.respond`): 409
-            `idempotency.in_flight` while the same key is still being answered.
+        idempotent: the route writes and honours `Idempotency-Key` (`api.idempotent.respond`):
+            409 `idempotency.in_flight` while the same key is still being answered, and 409
+            `conflict` when its write collided with one stored concurrently (twice: the first
+            collision is retried).
+
+    Every operation also lists 500 `internal` (an unexpected fault, logged with its traceback;
+    the answer says no more).
         host: the route is behind the Host check (`api.hosts`): 421 `input.host_not_allowed`.
 
     Returns:
@@ -271,7 +276,7 @@ def error_responses(
     if graph:
         classes += [errors.GraphUnavailableError, errors.GraphTimeoutError]
     if idempotent:
-        classes.append(IdempotencyInFlight)
+        classes += [IdempotencyInFlight, errors.ConflictError]
     by_status: dict[int, list[type[errors.RationaleError]]] = {}
     for cls in classes:
         by_status.setdefault(_status_of_class(cls), []).append(cls)
@@ -304,6 +309,10 @@ def error_responses(
             "model": ErrorBody,
             "description": f"Codes: `{HOST_NOT_ALLOWED}` (a Host the service does not serve).",
         }
+    answers[500] = {
+        "model": ErrorBody,
+        "description": "Codes: `internal` (an unexpected fault, logged with its traceback).",
+    }
     return dict(sorted(answers.items(), key=lambda item: int(item[0])))
 
 

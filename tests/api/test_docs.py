@@ -49,3 +49,16 @@ def test_idempotent_operations_declare_the_in_flight_conflict(app_client: TestCl
         answer = paths[path]["post"]["responses"].get("409")
         assert answer is not None, path
         assert "idempotency.in_flight" in answer["description"], path
+        assert "`conflict`" in answer["description"], path  # a write that collided
+
+
+def test_every_operation_declares_the_internal_error(app_client: TestClient) -> None:
+    # A fresh-user trial: the README lists 500 `internal`, no operation declared it.
+    paths = app_client.get("/openapi.json").json()["paths"]
+    operations = [(p, m, op) for p, ops in paths.items() for m, op in ops.items()]
+    assert len(operations) > 20
+    for path, method, operation in operations:
+        answer = operation["responses"].get("500")
+        assert answer is not None and "`internal`" in answer["description"], (method, path)
+    patch = paths["/v1/memories/{memory_id}"]["patch"]["responses"]["409"]["description"]
+    assert "`conflict`" in patch and "`memory.version_conflict`" in patch

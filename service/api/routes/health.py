@@ -8,6 +8,7 @@ from pydantic import BaseModel, Field
 
 from service.api.auth_gate import ScopedRoute
 from service.api.deps import ServicesDep
+from service.api.errors import error_responses
 from service.graph.availability import Bounded
 from service.graph.schema import is_online
 
@@ -32,7 +33,11 @@ class Readiness(BaseModel):
     )
 
 
-@router.get("/healthz", response_model=Liveness)
+@router.get(
+    "/healthz",
+    response_model=Liveness,
+    responses=error_responses(auth=False, validation=False, graph=False),
+)
 def healthz() -> dict[str, str]:
     """Answer while the process is alive (whatever the state of Neo4j)."""
     return {"status": "ok"}
@@ -50,7 +55,10 @@ def _checker(request: Request, budget_s: float) -> Bounded[tuple[bool, bool]]:
 @router.get(
     "/readyz",
     response_model=Readiness,
-    responses={503: {"model": Readiness, "description": "Not ready: what is missing."}},
+    responses={
+        **error_responses(auth=False, validation=False, graph=False),
+        503: {"model": Readiness, "description": "Not ready: what is missing."},
+    },
 )
 def readyz(request: Request, services: ServicesDep) -> JSONResponse:
     """Answer 200 when Neo4j is reachable, the schema is ONLINE and the model is loaded.

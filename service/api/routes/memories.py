@@ -18,6 +18,7 @@ from service.domain.memories.batch import BatchItem, create_many
 from service.domain.models import NewMemory
 from service.domain.text import INT64_MAX
 from service.errors import (
+    ConflictError,
     EmbeddingError,
     InvalidInputError,
     MemoryNotFound,
@@ -139,7 +140,9 @@ def read_memory(
 @router.patch(
     "/{memory_id}",
     response_model=MemoryPublic,
-    responses=error_responses(*_CREATE_ERRORS, MemoryNotFound, VersionConflict, body=True),
+    responses=error_responses(
+        *_CREATE_ERRORS, MemoryNotFound, VersionConflict, ConflictError, body=True
+    ),
 )
 def update_memory(
     memory_id: str,
