@@ -1,11 +1,11 @@
-// The current versions of the memories a write wants to cite, and the retracted last version of each retracted one (`current` false); ids never stored are absent.
+// The last version of each memory a write wants to cite, with whether it is current and whether it was retracted; ids never stored in the namespace are absent. A last version closed but not retracted is a concurrent update whose new version is not visible yet (`cited_memories` reads again).
 // mode: read
 // returns: many
 // :param namespace => 'default'
 // :param memory_ids => ['some-memory-id']
-// Only a retraction sets `retracted_reason`, on the version it closes (the last one), so an id
-// gives one row: the versions of an id are read by the index anyway, this adds no lookup.
 UNWIND $memory_ids AS memory_id
 MATCH (m:Memory {namespace: $namespace, memory_id: memory_id})
-WHERE m.system_to IS NULL OR m.retracted_reason IS NOT NULL
-RETURN m.memory_id AS memory_id, m.uid AS uid, m.version AS version, m.content AS content, m.kind AS kind, m.system_to IS NULL AS current
+WITH memory_id, m ORDER BY m.version DESC
+WITH memory_id, collect(m)[0] AS m
+RETURN m.memory_id AS memory_id, m.uid AS uid, m.version AS version, m.content AS content, m.kind AS kind,
+       m.system_to IS NULL AS current, m.retracted_reason IS NOT NULL AS retracted

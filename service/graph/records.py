@@ -198,9 +198,10 @@ class TraceRecord:
 
 @dataclass(frozen=True)
 class CitedMemory:
-    """A version of a memory a new trace or outcome cites (`reasoning/get_cited_memories`).
+    """The last version of a memory a new trace or outcome cites (`reasoning/get_cited_memories`).
 
-    `current` False: the memory's retracted last version (it cannot be cited).
+    `current` False: it cannot be cited, because it was retracted (`retracted`), or, when not,
+    because a concurrent update closed it and its successor is not visible yet.
     """
 
     memory_id: str
@@ -209,6 +210,7 @@ class CitedMemory:
     content: str
     kind: str
     current: bool = True
+    retracted: bool = False
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> CitedMemory:
@@ -220,6 +222,7 @@ class CitedMemory:
             content=row["content"],
             kind=row["kind"],
             current=bool(row.get("current", True)),
+            retracted=bool(row.get("retracted", False)),
         )
 
 

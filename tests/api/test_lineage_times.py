@@ -80,3 +80,25 @@ def test_as_of_after_an_invalidation_is_404_but_before_it_reads_the_lineage(
     assert held.status_code == 200, held.text
     assert held.json()["memory"]["valid_to"].startswith("2099-01-01")
     assert len(held.json()["traces"]) == 1
+
+
+def test_a_retracted_memory_has_no_lineage_now_as_get_but_had_one_before(tenant: Tenant) -> None:
+    # A fresh-user trial: lineage answered 200 with the closed last version (also at the very
+    # instant of the retraction), where GET answered 404.
+    story = flaky_test_story(tenant)
+    did = story["trace"]["produced"][0]["memory_id"]
+    r = tenant.post(f"/v1/memories/{did}/retract", json={"reason": "recorded in error"})
+    assert r.status_code == 200, r.text
+    retracted_at = r.json()["system_to"]
+    for known_at in (None, retracted_at):
+        got = tenant.get(f"/v1/memories/{did}", params={"known_at": known_at} if known_at else {})
+        lin = lineage(tenant, did, **({"known_at": known_at} if known_at else {}))
+        assert (got.status_code, lin.status_code) == (404, 404), (known_at, lin.text)
+        assert lin.json()["code"] == "memory.not_found"
+        assert "retracted" in lin.json()["detail"]
+    before = lineage(tenant, did, known_at=story["trace"]["system_from"])
+    assert before.status_code == 200, before.text
+    assert before.json()["memory"]["memory_id"] == did
+    assert [t["trace_id"] for t in before.json()["traces"]] == [story["trace"]["trace_id"]]
+    r = tenant.post(f"/v1/memories/{did}/challenge", json={"reason": "still?"})
+    assert r.status_code == 404 and "retracted" in r.json()["detail"], r.text

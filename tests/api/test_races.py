@@ -343,3 +343,70 @@ def test_concurrent_failures_on_one_decision_are_all_recorded(tenant: Tenant) ->
         assert listed["count"] == 8
         current = tenant.get(f"/v1/memories/{decision['memory_id']}").json()
         assert current["status"] == "challenged" and current["version"] == 2
+
+
+def test_citing_and_challenging_a_memory_while_it_is_updated_never_says_it_is_gone(
+    tenant: Tenant,
+) -> None:
+    """Traces citing, and challenges of, a memory updated again and again: 201/200 or a 409.
+
+    A fresh-user trial: 2 of 240 traces got 422 "cited memories do not exist" and 2 of 240
+    challenges 404 "was retracted" for a memory that was only being updated (its old version
+    closed, the new one not yet visible to the read).
+    """
+    evidence = memory(tenant, "the cache node restarts every night at 0", kind="observation")
+    decision = memory(tenant, "Move the cache node to a reserved instance", kind="decision")
+    done = threading.Event()
+    answers: Counter[tuple[str, int]] = Counter()
+
+    def citer(k: int) -> None:
+        i = 0
+        while not done.is_set():
+            i += 1
+            r = tenant.post(
+                "/v1/reasoning",
+                json={
+                    "task": f"Why does the cache node restart? (reader {k}, look {i})",
+                    "steps": [
+                        {
+                            "kind": "observation",
+                            "content": f"The node restarted again last night (reader {k}, look {i})",
+                            "cites": [evidence["memory_id"]],
+                        },
+                        {"kind": "conclusion", "content": "The nightly restarts are scheduled"},
+                    ],
+                },
+            )
+            answers[("trace", r.status_code)] += 1
+            assert r.status_code in (201, 409), r.text
+            r = tenant.post(
+                f"/v1/memories/{decision['memory_id']}/challenge", json={"reason": "restarts"}
+            )
+            answers[("challenge", r.status_code)] += 1
+            assert r.status_code in (200, 409), r.text
+
+    def updater(path: str, start: int) -> None:
+        for v in range(start, start + 40):
+            current = tenant.get(path).json()
+            r = tenant.patch(
+                path,
+                json={"content": f"{current['content'].rsplit(' ', 1)[0]} {v}"},
+                headers={"If-Match": str(current["version"])},
+            )
+            assert r.status_code in (200, 409), r.text
+
+    threads = [threading.Thread(target=citer, args=(k,)) for k in range(2)]
+    threads += [
+        threading.Thread(target=updater, args=(f"/v1/memories/{m['memory_id']}", 1))
+        for m in (evidence, decision)
+    ]
+    for t in threads:
+        t.start()
+    try:
+        for t in threads[2:]:
+            t.join()
+    finally:
+        done.set()
+        for t in threads[:2]:
+            t.join()
+    assert answers[("trace", 201)] >= 10 and answers[("challenge", 200)] >= 10, answers

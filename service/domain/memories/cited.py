@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
-from service.errors import MissingReference, echo_ids
+from service.domain.memories.reads import CURRENT_READ_ATTEMPTS, RETRY_PAUSE_S
+from service.errors import MissingReference, VersionConflict, echo_ids
 from service.graph.query_names import QueryName
 from service.graph.records import CitedMemory
 from service.graph.repository import Runner
@@ -14,6 +16,11 @@ def cited_memories(
     runner: Runner, namespace: str, memory_ids: Sequence[str]
 ) -> dict[str, CitedMemory]:
     """Return the current version of each cited memory, by `memory_id`, in one query.
+
+    A memory whose last visible version is closed but not retracted is being updated by a
+    concurrent write (its new version is not visible yet): it is read again, as `find_current_in`
+    reads a memory (up to `CURRENT_READ_ATTEMPTS`, pausing a little longer each time), never
+    reported as missing.
 
     Args:
         runner: a `Graph` or an open `Tx`.
@@ -27,20 +34,31 @@ def cited_memories(
         MissingReference: some have no current version (422): the message says which were
             never stored in the namespace and which were retracted (at most `MAX_ECHOED_IDS`
             of each); `extra["missing"]` lists all of them, in the order given.
+        VersionConflict: a cited memory stayed in the middle of a concurrent update through
+            every read (409: retry).
     """
     if not memory_ids:
         return {}
-    rows = runner.mapped(
-        QueryName.REASONING_GET_CITED_MEMORIES,
-        {"namespace": namespace, "memory_ids": list(memory_ids)},
-        CitedMemory.from_row,
-    )
-    found = {r.memory_id: r for r in rows if r.current}
-    retracted = {r.memory_id for r in rows if not r.current}
-    missing = [m for m in memory_ids if m not in found]
+    rows: dict[str, CitedMemory] = {}
+    for attempt in range(CURRENT_READ_ATTEMPTS):
+        found = runner.mapped(
+            QueryName.REASONING_GET_CITED_MEMORIES,
+            {"namespace": namespace, "memory_ids": list(memory_ids)},
+            CitedMemory.from_row,
+        )
+        rows = {r.memory_id: r for r in found}
+        if not any(not r.current and not r.retracted for r in found):
+            break
+        time.sleep(RETRY_PAUSE_S * attempt)
+    else:
+        moving = [r.memory_id for r in rows.values() if not r.current and not r.retracted]
+        raise VersionConflict(
+            f"cited memories were changed concurrently: {echo_ids(moving)}; retry"
+        )
+    missing = [m for m in memory_ids if m not in rows or not rows[m].current]
     if missing:
-        gone = [m for m in missing if m in retracted]
-        unknown = [m for m in missing if m not in retracted]
+        gone = [m for m in missing if m in rows]
+        unknown = [m for m in missing if m not in rows]
         reasons = []
         if unknown:
             reasons.append(f"cited memories do not exist: {echo_ids(unknown)}")
@@ -49,4 +67,4 @@ def cited_memories(
                 f"cited memories were retracted (no current version to cite): {echo_ids(gone)}"
             )
         raise MissingReference("; ".join(reasons), extra={"missing": missing})
-    return found
+    return rows

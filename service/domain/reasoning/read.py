@@ -119,8 +119,9 @@ class TraceReader:
                 recorded later are left out; None for now.
 
         Raises:
-            MemoryNotFound: no such memory in the namespace (or none recorded by `known_at`,
-                or, with `as_of`, no version valid at `as_of` as believed at `known_at`).
+            MemoryNotFound: no such memory in the namespace, none recorded by `known_at`, none
+                believed at `known_at` (retracted or corrected by then: the 404 of GET, saying
+                so), or, with `as_of`, no version valid at `as_of` as believed at `known_at`.
         """
         versions = self.memories.history(namespace, memory_id)
         if known_at is not None:
@@ -129,14 +130,24 @@ class TraceReader:
                 raise MemoryNotFound(
                     f"memory {echo_id(memory_id)} was not recorded yet at {known_at}"
                 )
-        current = next(
-            (
-                v
-                for v in reversed(versions)
-                if v.system_to is None or (known_at is not None and v.system_to > known_at)
-            ),
-            versions[-1],
-        )
+        believed = [
+            v
+            for v in versions
+            if v.system_to is None or (known_at is not None and v.system_to > known_at)
+        ]
+        # No open version: retracted or corrected, or a concurrent update's new version is not
+        # visible yet (read again, as GET does: never a 404 for an existing memory).
+        if (
+            not believed
+            and known_at is None
+            and self.memories.find_current_in(self.graph, namespace, memory_id) is not None
+        ):
+            versions = self.memories.history(namespace, memory_id)
+            believed = [v for v in versions if v.system_to is None]
+        if not believed:
+            # As GET: none believed at known_at (retracted or corrected by then) is a 404.
+            raise self.memories.not_found(namespace, memory_id)
+        current = believed[-1]
         if as_of is not None:
             current = self.memories.get(namespace, memory_id, as_of, known_at)
         now = utcnow()
@@ -180,9 +191,7 @@ class TraceReader:
             InvalidInputError: `reason` is not valid text (`clean_text`: e.g. only white space).
         """
         reason = clean_text(reason, field="reason", max_chars=MAX_REASON_CHARS)
-        lineage = self.lineage(writer.namespace, memory_id)
-        if lineage.memory.system_to is not None:
-            raise MemoryNotFound(f"memory {memory_id} was retracted; nothing current to challenge")
+        lineage = self.lineage(writer.namespace, memory_id)  # a retracted memory: its 404
         revisit = []
         for trace in lineage.traces:
             for step in trace.steps:
