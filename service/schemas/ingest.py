@@ -10,6 +10,7 @@ from pydantic import (
 )
 
 from service.domain.ingestion.report import UnitStatus
+from service.domain.maintenance import JOB_NAMES
 from service.schemas.common import (
     Strict,
 )
@@ -158,7 +159,7 @@ class MaintenanceRequest(Strict):
     """Body of `POST /v1/maintenance/run`."""
 
     job: str = Field(
-        description="evidence-drift, duplicate-candidates or contradiction-candidates.",
+        description="The job to run: " + ", ".join(JOB_NAMES) + ".",
         examples=["evidence-drift"],
     )
 
