@@ -217,6 +217,38 @@ def test_near_duplicates_collapse_into_one_item(tenant: Tenant) -> None:
     assert by_id[other["memory_id"]].get("duplicates") is None
 
 
+def test_copies_of_one_trace_collapse_into_one_item(tenant: Tenant) -> None:
+    """The same reasoning recorded twice (other evidence, other wording): one item.
+
+    A fresh-user trial: three such traces were the top three of a recall, none collapsed.
+    """
+    traces = []
+    for at, size in (("09:00", "4GB"), ("09:05", "4 GB")):
+        ev = memory(tenant, f"The session cache evicted 40k keys at {at}", kind="observation")
+        r = tenant.post(
+            "/v1/reasoning",
+            json={
+                "task": "Why is the session cache evicting keys?",
+                "steps": [
+                    {
+                        "kind": "observation",
+                        "content": "The cache evicts keys when it reaches its memory limit",
+                        "cites": [ev["memory_id"]],
+                    },
+                    {"kind": "conclusion", "content": "The cache's memory limit is too small"},
+                ],
+                "produced": {"kind": "decision", "content": f"Raise the cache limit to {size}"},
+            },
+        )
+        assert r.status_code == 201, r.text
+        traces.append(r.json()["trace_id"])
+    items = recall(tenant, "why is the session cache evicting keys", limit=6)
+    stories = [i for i in items if i["memory_id"] in traces]
+    assert len(stories) == 1, [i["memory_id"] for i in items]
+    (other,) = set(traces) - {stories[0]["memory_id"]}
+    assert stories[0]["duplicates"] == {"count": 1, "memory_ids": [other]}
+
+
 def test_keyed_facts_about_different_subjects_never_collapse(tenant: Tenant) -> None:
     """Same content, different keys: three facts, three items (a fresh-user trial saw one)."""
     ids_by_subject = {

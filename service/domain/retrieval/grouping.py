@@ -59,8 +59,11 @@ def numbers(text: str) -> tuple[str, ...]:
 def near_duplicates(a: MemoryRecord, b: MemoryRecord, threshold: float) -> bool:
     """Return True when two memories say the same thing: same kind, same numbers, similar terms.
 
-    Traces never collapse: each is a recorded piece of reasoning with its own quality (copies
-    of one trace rank by their assessments instead). Keyed facts never collapse either: about
+    Traces collapse as other memories do (their text: task, steps, conclusion): copies of one
+    story (the same reasoning recorded again with other evidence or wording) filled a page
+    (a fresh-user trial: three copies of one trace were the top three); the best-ranked copy
+    leads, its quality included, and lists the others. (A rejected trace never collapses:
+    `group` keeps it last.) Keyed facts never collapse: about
     different keys ("Works on the payments team" for bob and for carol) they are two facts,
     and two memories of one key are two of its values over time ("lives in Paris", "lives in
     Lyon": a history search collapsed a key's values into one, led by a closed version).
@@ -73,7 +76,7 @@ def near_duplicates(a: MemoryRecord, b: MemoryRecord, threshold: float) -> bool:
     Returns:
         True for two versions of one memory never (they are one memory), else by the rule.
     """
-    if a.memory_id == b.memory_id or a.kind != b.kind or a.kind == Kind.REASONING:
+    if a.memory_id == b.memory_id or a.kind != b.kind:
         return False
     if a.subject is not None or b.subject is not None:
         return False
@@ -90,8 +93,8 @@ def group(entries: list[Entry], duplicate_similarity: float) -> list[Entry]:
        `reasoning`, a trace lead (it comes back whole) carries the memory in `produced_items`;
        the other is not an item of its own. Rejected traces are never grouped (they keep
        their place after every other item).
-    2. Near-duplicates (`near_duplicates`) collapse into the best-ranked of them, which lists
-       the others in `duplicates`.
+    2. Near-duplicates (`near_duplicates`; traces too, but never a rejected one) collapse into
+       the best-ranked of them, which lists the others in `duplicates`.
 
     Args:
         entries: the candidates read back, best first.
@@ -131,7 +134,13 @@ def group(entries: list[Entry], duplicate_similarity: float) -> list[Entry]:
     out: list[Entry] = []
     for entry in kept:
         twin = next(
-            (g for g in out if near_duplicates(g.memory, entry.memory, duplicate_similarity)), None
+            (
+                g
+                for g in out
+                if not (g.ranked.last or entry.ranked.last)
+                and near_duplicates(g.memory, entry.memory, duplicate_similarity)
+            ),
+            None,
         )
         if twin is not None:
             twin.duplicates.append(entry)
