@@ -242,11 +242,12 @@ def test_copies_of_one_trace_collapse_into_one_item(tenant: Tenant) -> None:
         )
         assert r.status_code == 201, r.text
         traces.append(r.json()["trace_id"])
-    items = recall(tenant, "why is the session cache evicting keys", limit=6)
-    stories = [i for i in items if i["memory_id"] in traces]
-    assert len(stories) == 1, [i["memory_id"] for i in items]
-    (other,) = set(traces) - {stories[0]["memory_id"]}
-    assert stories[0]["duplicates"] == {"count": 1, "memory_ids": [other]}
+    for kinds in (None, ["reasoning"]):  # a page of traces only is read another way
+        items = recall(tenant, "why is the session cache evicting keys", limit=6, kinds=kinds)
+        stories = [i for i in items if i["memory_id"] in traces]
+        assert len(stories) == 1, (kinds, [i["memory_id"] for i in items])
+        (other,) = set(traces) - {stories[0]["memory_id"]}
+        assert stories[0]["duplicates"] == {"count": 1, "memory_ids": [other]}
 
 
 def test_keyed_facts_about_different_subjects_never_collapse(tenant: Tenant) -> None:
@@ -764,7 +765,7 @@ def test_a_page_of_traces_skips_candidates_gone_and_stays_full(tenant: Tenant) -
         ranked(first, uids[first]),
     ]
     entries, traces = services.graph.read(
-        lambda tx: trace_page(tx, tenant.namespace, candidates, 2, utcnow(), ["user"])
+        lambda tx: trace_page(tx, tenant.namespace, candidates, 2, utcnow(), ["user"], 0.8)
     )
     assert [e.memory.memory_id for e in entries] == [second, first]
     assert set(traces) == {first, second} and len(traces[first].steps) == 2

@@ -210,7 +210,13 @@ class RetrievalService:
                 if only_traces(query):
                     # A page of traces: read back and hydrated in one query (`trace_page`).
                     groups, traces = trace_page(
-                        tx, namespace, ranked, query.limit, utcnow(), self.policy.origins(read)
+                        tx,
+                        namespace,
+                        ranked,
+                        query.limit,
+                        utcnow(),
+                        self.policy.origins(read),
+                        self.config.duplicate_similarity,
                     )
                 else:
                     seen: set[str] = set()

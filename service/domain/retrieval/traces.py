@@ -7,7 +7,7 @@ from datetime import datetime
 
 from service.domain.models import Kind
 from service.domain.reasoning import read_traces
-from service.domain.retrieval.grouping import Entry
+from service.domain.retrieval.grouping import Entry, group
 from service.domain.retrieval.models import Ranked, RetrievalQuery
 from service.graph.records import TraceRecord
 from service.graph.repository import Runner
@@ -16,8 +16,9 @@ from service.graph.repository import Runner
 def only_traces(query: RetrievalQuery) -> bool:
     """Return True when the query can return nothing but current traces.
 
-    Such a page needs no grouping read-back: traces never collapse as near-duplicates, and a
-    trace groups only with a memory it produced, which is not a candidate here.
+    Such a page needs no grouping read-back (`retrieval/list_hits`): a trace groups only with
+    a memory it produced, which is not a candidate here, and the traces read whole carry the
+    text near-duplicates are found by (`trace_page`).
     """
     return (
         query.kinds == [Kind.REASONING] and query.known_at is None and not query.include_superseded
@@ -31,13 +32,15 @@ def trace_page(
     limit: int,
     now: datetime,
     origins: Sequence[str],
+    similarity: float,
 ) -> tuple[list[Entry], dict[str, TraceRecord]]:
-    """Return the page's entries and their whole traces, best first, `limit` traces per query.
+    """Return the page's groups and their whole traces, best first, `limit` traces per query.
 
     The traces of the best `limit` fused candidates are read whole (`read_traces`, one round
-    trip) and serve as their read-back too (`retrieval/list_hits` is not asked); a candidate
-    whose trace is gone, or whose version is no longer the one ranked, is skipped and the next
-    `limit` candidates are read, so the page is never short while candidates remain.
+    trip) and serve as their read-back too (`retrieval/list_hits` is not asked); copies of one
+    trace collapse into the best-ranked (`grouping.group`), and a candidate whose trace is
+    gone, or whose version is no longer the one ranked, is skipped: the next candidates are
+    read until the page is full, so it is never short while candidates remain.
 
     Args:
         runner: the read transaction.
@@ -46,16 +49,18 @@ def trace_page(
         limit: the page size.
         now: the instant cited memories' changes are judged at.
         origins: the origins the read may see (cited memories of others come back hidden).
+        similarity: the near-duplicate threshold (`grouping.group`).
 
     Returns:
-        At most `limit` entries (no grouping: `has_reasoning` False, `produced` the memory ids
-        each trace produced) and trace id -> trace for each of them.
+        At most `limit` groups (`has_reasoning` False, `produced` the memory ids each trace
+        produced, collapsed copies in `duplicates`) and trace id -> trace for those read.
     """
     entries: list[Entry] = []
+    groups: list[Entry] = []
     traces: dict[str, TraceRecord] = {}
     start = 0
-    while len(entries) < limit and start < len(ranked):
-        chunk = ranked[start : start + limit - len(entries)]
+    while len(groups) < limit and start < len(ranked):
+        chunk = ranked[start : start + limit - len(groups)]
         start += len(chunk)
         found = read_traces(runner, namespace, [r.hit.memory_id for r in chunk], now, origins)
         for fused in chunk:
@@ -71,4 +76,5 @@ def trace_page(
                     produced=tuple(p.memory_id for p in record.produced),
                 )
             )
-    return entries, traces
+        groups = group([e.fresh() for e in entries], similarity)
+    return groups[:limit], traces
