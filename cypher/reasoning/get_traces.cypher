@@ -1,4 +1,4 @@
-// Traces by id in one round trip (one trace, a lineage, a page of retrieval results): each with its task, steps in order (rejections, cited versions and whether each still holds; a cited memory whose origin the reader may not see keeps its id, version and kind but not its content, `hidden: true`) and what it produced; the trace's and produced memories' period bounds as UTC ISO-8601 text (parsed by `records.with_instants`: the driver's DateTime hydration cost ~0.1 ms a value); ids not found give no row.
+// Traces by id in one round trip (one trace, a lineage, a page of retrieval results): each with its task, steps in order (rejections, cited versions and whether each still holds; a cited memory whose origin the reader may not see keeps its id, version and kind but not its content, `hidden: true`) and what it produced (the produced version and, when it changed since, the memory's latest version); the trace's and produced memories' period bounds as UTC ISO-8601 text (parsed by `records.with_instants`: the driver's DateTime hydration cost ~0.1 ms a value); ids not found give no row.
 // mode: read
 // returns: many
 // :param namespace => 'default'
@@ -55,9 +55,18 @@ CALL (t) {
     rejected_by: rejected_by, rejects: rejects, cites: cites
   } END) AS steps
 }
+// What it produced: the version it produced and, when the memory changed since (updated,
+// challenged, closed in valid time, retracted), its latest version too, so that a reader sees
+// how the produced memory stands now beside what the trace produced.
 CALL (t) {
-  OPTIONAL MATCH (t)-[:PRODUCED]->(p:Memory)
-  WITH p ORDER BY p.version
+  OPTIONAL MATCH (t)-[:PRODUCED]->(produced:Memory)
+  OPTIONAL MATCH (v:Memory {namespace: produced.namespace, memory_id: produced.memory_id})
+  WITH produced, v ORDER BY v.version DESC
+  WITH produced, collect(v)[0] AS latest
+  UNWIND CASE WHEN produced IS NULL THEN []
+              WHEN latest.uid = produced.uid THEN [produced]
+              ELSE [produced, latest] END AS p
+  WITH DISTINCT p ORDER BY p.version
   RETURN collect(p {.*, embedding: null,
     valid_from: CASE WHEN p.valid_from IS :: ZONED DATETIME NOT NULL THEN toString(datetime({datetime: p.valid_from, timezone: 'Z'})) ELSE p.valid_from END,
     valid_to: CASE WHEN p.valid_to IS :: ZONED DATETIME NOT NULL THEN toString(datetime({datetime: p.valid_to, timezone: 'Z'})) ELSE p.valid_to END,

@@ -248,7 +248,10 @@ def test_every_corpus_file_ingests(tenant: Tenant, neo4j_driver: Driver, relativ
         ]
         assert len(hypotheses) == adr_options(path.read_text(encoding="utf-8"))
         assert trace["steps"][-1]["kind"] == "conclusion"
-        assert [p["kind"] for p in trace["produced"]] == ["decision"]
+        # one decision (a deprecated or superseded record's is closed since: its latest too)
+        assert {(p["kind"], p["memory_id"]) for p in trace["produced"]} == {
+            ("decision", trace["produced"][0]["memory_id"])
+        }
     elif relative.startswith("sessions/"):
         # counts against the source's structure: tests/unit/test_sessions.py; here: every
         # request with agent work is a trace that produced a decision, the format as expected

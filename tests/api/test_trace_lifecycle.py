@@ -110,3 +110,33 @@ def test_readers_survive_a_second_trace_version_left_by_an_old_bug(
         s["content"] for s in story["trace"]["steps"]
     ]
     assert_readers_answer(tenant, story)
+
+
+def test_a_trace_shows_how_what_it_produced_stands_now(tenant: Tenant) -> None:
+    # A fresh-user trial: a trace (in recall, GET, lineage) showed only the version it produced
+    # (active, confidence 0.8) while the decision was challenged since: superseded advice.
+    story = flaky_test_story(tenant)
+    trace_id = story["trace"]["trace_id"]
+    did = story["trace"]["produced"][0]["memory_id"]
+    (before,) = tenant.get(f"/v1/reasoning/{trace_id}").json()["produced"]
+    assert (before["version"], before["system_to"]) == (1, None)
+    r = tenant.post(f"/v1/memories/{did}/challenge", json={"reason": "the lock did not help"})
+    assert r.status_code == 200, r.text
+    now = tenant.get(f"/v1/memories/{did}").json()
+    for produced in (
+        tenant.get(f"/v1/reasoning/{trace_id}").json()["produced"],
+        next(
+            i
+            for i in tenant.post(
+                "/v1/recall", json={"query": story["trace"]["task"], "kinds": ["reasoning"]}
+            ).json()["items"]
+            if i["memory_id"] == trace_id
+        )["produced"],
+        tenant.get(f"/v1/memories/{did}/lineage").json()["traces"][0]["produced"],
+    ):
+        assert [(m["memory_id"], m["version"]) for m in produced] == [
+            (did, 1),
+            (did, now["version"]),
+        ]
+        assert produced[0]["system_to"] is not None  # what it produced, closed since
+        assert produced[-1]["status"] == "challenged" and produced[-1]["system_to"] is None

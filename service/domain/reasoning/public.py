@@ -22,7 +22,9 @@ class Trace:
         trace_id: the trace's `memory_id`.
         quality: `{score, verdict, issues[{code, severity, step, message}]}` as stored.
         steps: in order; each with its rejections and cited versions (and whether they hold).
-        produced: every version of the memory the trace produced, oldest first.
+        produced: the memory version the trace produced and, when that memory changed since
+            (updated, challenged, closed in valid time, retracted), its latest version too,
+            oldest first: how what the trace produced stands now.
     """
 
     trace_id: str

@@ -73,7 +73,7 @@ def trace_page(
                     ranked=fused,
                     memory=record.trace,
                     has_reasoning=False,
-                    produced=tuple(p.memory_id for p in record.produced),
+                    produced=tuple(dict.fromkeys(p.memory_id for p in record.produced)),
                 )
             )
         groups = group([e.fresh() for e in entries], similarity)
