@@ -37,7 +37,7 @@ from service.graph.cypher import NamedQuery, QueryRegistry
 from service.graph.query_names import AnyQueryName
 from service.graph.records import MemoryRecord
 from service.graph.values import Row as Row  # re-exported: the domain's row type
-from service.graph.values import _row, graph_params
+from service.graph.values import graph_params, record_row
 from service.graph.values import packed_vector as packed_vector  # re-exported
 from service.graph.values import to_native as to_native  # re-exported
 
@@ -47,10 +47,10 @@ T = TypeVar("T")
 
 
 def _rows(query: NamedQuery, records: Iterable[neo4j.Record]) -> list[Row]:
-    """Return a result's records as rows: as decoded for a `plain` query, else by `_row`."""
+    """Return a result's records as rows: as decoded for a `plain` query, else by `record_row`."""
     if query.plain:
         return [dict(zip(record.keys(), record, strict=True)) for record in records]
-    return [_row(r) for r in records]
+    return [record_row(r) for r in records]
 
 
 def _check_shape(query: NamedQuery, rows: list[Row]) -> None:

@@ -73,7 +73,7 @@ def to_native(value: Any) -> Any:
     return value
 
 
-def _row(record: neo4j.Record) -> Row:
+def record_row(record: neo4j.Record) -> Row:
     """Return one result record as a plain row (`to_native` of its column -> value map)."""
     return {key: to_native(value) for key, value in zip(record.keys(), record, strict=True)}
 

@@ -399,10 +399,11 @@ def read_ranked(graph: Graph, work: Callable[[Tx, bool], T]) -> T:
     """Run a ranked read, falling back to exact vector ranking when the vector index fails.
 
     `work(tx, exact)` asks `CandidateFinder.vector` with `exact`; it runs first with False, its
-    queries in auto-commit read transactions (`Graph.read_autocommit`). When Neo4j's vector index kept failing the `SEARCH` through the
-    graph's retries (`VectorIndexFault`, a fault of Neo4j 2026.09 while the index is written),
-    it runs again with True: the namespace ranked by an exact cosine scan (slower, the same
-    order up to the index's approximation), so the reader answers instead of failing.
+    queries in auto-commit read transactions (`Graph.read_autocommit`). When Neo4j's vector
+    index kept failing the `SEARCH` through the graph's retries (`VectorIndexFault`, a fault
+    of Neo4j 2026.09 while the index is written), it runs again with True: the namespace
+    ranked by an exact cosine scan (slower, the same order up to the index's approximation),
+    so the reader answers instead of failing.
 
     Args:
         graph: the query runner.
