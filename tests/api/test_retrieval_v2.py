@@ -308,7 +308,20 @@ def test_explain_says_why_each_item_matched(tenant: Tenant) -> None:
         top["lexical"]["contribution"] + top["vector"]["contribution"]
     )
     assert set(top["matched_terms"]) == {"staging", "database"}  # not "version"
+    assert top["context_terms"] == []
     assert recall(tenant, "staging database version", limit=3)[0].get("explain") is None
+
+
+def test_explain_tells_terms_of_the_text_from_terms_of_its_context(tenant: Tenant) -> None:
+    """A short turn found through the turn before it: its own text does not hold those words."""
+    memory(tenant, "How many rows does the orders export hold?", episode="sess-9", position=0)
+    answer = memory(tenant, "344", episode="sess-9", position=1)
+    items = recall(tenant, "rows in the orders export 344", limit=5, explain=True)
+    found = {i["memory_id"]: i["explain"] for i in items}
+    assert answer["memory_id"] in found
+    why = found[answer["memory_id"]]
+    assert why["matched_terms"] == ["344"]
+    assert set(why["context_terms"]) == {"rows", "orders", "export"}
 
 
 # -- tenant independence ------------------------------------------------------------------------

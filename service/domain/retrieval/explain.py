@@ -71,10 +71,13 @@ def explanation(entry: Entry, words: list[str], fusion: Fusion) -> dict[str, Any
     Returns:
         `{fusion, fused, lexical: {bm25, normalised, contribution} | None, vector:
         {similarity, normalised, contribution} | None, task: {similarity, normalised,
-        contribution} | None, neighbours, matched_terms}`: `task` is a trace's task match
-        (its contribution is what `fusion.task_blend` added, None under RRF); `matched_terms`
-        are the query words whose analysed terms the memory's lexical field holds;
-        contributions are None under RRF (a rank share, not a score's).
+        contribution} | None, neighbours, matched_terms, context_terms}`: `task` is a trace's
+        task match (its contribution is what `fusion.task_blend` added, None under RRF);
+        `matched_terms` are the query words whose analysed terms the memory's own text
+        (`content`) holds, `context_terms` those found only in the context it was indexed with
+        (the previous turn of its episode, the section it sits in: its lexical field beyond
+        `content`), so a short turn found through the turn before it says so; contributions
+        are None under RRF (a rank share, not a score's).
     """
     ranked = entry.ranked
     weighted = fusion.method == "weighted"
@@ -88,8 +91,15 @@ def explanation(entry: Entry, words: list[str], fusion: Fusion) -> dict[str, Any
             "contribution": weight * norm if weighted and norm is not None else None,
         }
 
+    own = set(analyse(entry.memory.content))
     held = set(analyse(str(entry.memory.extra.get("search_text") or entry.memory.content)))
-    matched = [w for w in words if (terms := analyse(w)) and set(terms) <= held]
+    matched, context = [], []
+    for word in words:
+        terms = set(analyse(word))
+        if terms and terms <= own:
+            matched.append(word)
+        elif terms and terms <= held:
+            context.append(word)
     return {
         "fusion": fusion.method,
         "fused": ranked.score,
@@ -104,4 +114,5 @@ def explanation(entry: Entry, words: list[str], fusion: Fusion) -> dict[str, Any
         },
         "neighbours": ranked.neighbours,
         "matched_terms": matched,
+        "context_terms": context,
     }
