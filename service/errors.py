@@ -87,6 +87,15 @@ class VersionConflict(ConflictError):
     code = "memory.version_conflict"
 
 
+class StateConflict(ConflictError):
+    """The write contradicts the stored state, e.g. invalidating a memory already invalidated.
+
+    No lost race: the same request sent again meets the same state (read it, then decide).
+    """
+
+    code = "conflict"
+
+
 class InvalidInputError(RationaleError, ValueError):
     """Input is well-formed JSON but breaks a domain rule."""
 

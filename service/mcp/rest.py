@@ -51,6 +51,27 @@ class RestBackend:
         self._client = httpx.AsyncClient(
             base_url=base_url.rstrip("/"), headers=headers, timeout=timeout_s, transport=transport
         )
+        self._key_known = False
+
+    async def authenticate(self) -> None:
+        """Check the key with the service, which checks it first on any `/v1/` request.
+
+        Sends a read of `UNROUTABLE_ID`, which no memory has: once the service knows the key it
+        answers 404 (403 for a key without the read scope), and the key is not asked about
+        again; a missing or unknown key is its 401.
+
+        Raises:
+            BackendError: 401 `auth.invalid_key`, or the service could not tell (unreachable,
+                503 ...); the next call asks again.
+        """
+        if self._key_known:
+            return
+        try:
+            await self._send("GET", f"/v1/memories/{UNROUTABLE_ID}")
+        except BackendError as exc:
+            if exc.status not in (403, 404):
+                raise
+        self._key_known = True
 
     async def aclose(self) -> None:
         """Close the connection pool."""

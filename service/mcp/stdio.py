@@ -19,7 +19,8 @@ async def serve_stdio(base_url: str, api_key: str | None) -> None:
     Args:
         base_url: the Rationale service, e.g. `http://127.0.0.1:8000`.
         api_key: the bearer key (its namespace and scopes apply to every call); None for a
-            dev-mode service. A refused key shows as a tool error `auth.invalid_key`.
+            dev-mode service. A refused key shows as a tool error `auth.invalid_key`, checked
+            with the service before a call's arguments are (`RestBackend.authenticate`).
     """
     # stdout carries the protocol: warnings and errors go to stderr, which hosts show as logs.
     logging.basicConfig(
@@ -31,6 +32,6 @@ async def serve_stdio(base_url: str, api_key: str | None) -> None:
         return backend
 
     try:
-        await RationaleServer(backend_for).run_stdio_async()
+        await RationaleServer(backend_for, backend.authenticate).run_stdio_async()
     finally:
         await backend.aclose()

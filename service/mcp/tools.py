@@ -41,6 +41,8 @@ from service.mcp.arguments import (
 from service.mcp.backend import Backend, BackendError, Json
 
 BackendFor = Callable[["Context[Any, Any]"], Awaitable[Backend]]
+#: Checks the caller's key before a call's arguments are looked at; raises `BackendError`.
+Authenticate = Callable[[], Awaitable[None]]
 
 INSTRUCTIONS = """Rationale is agent memory that keeps why next to what. Store facts, decisions,
 procedures and observations with `remember`; store how you reached a decision with
@@ -56,9 +58,11 @@ class RationaleServer(MCPServer[Any]):
     Args:
         backend_for: returns the backend for the caller of one tool call (HTTP: the domain as
             the request's key; stdio: the REST client); raises `BackendError` to refuse.
+        authenticate: checks the caller's key before each call's arguments are validated
+            (stdio: with the service); None where the transport did (HTTP, before any message).
     """
 
-    def __init__(self, backend_for: BackendFor) -> None:
+    def __init__(self, backend_for: BackendFor, authenticate: Authenticate | None = None) -> None:
         root = logging.getLogger()
         handlers, level = list(root.handlers), root.level
         super().__init__(name="rationale", instructions=INSTRUCTIONS, version="0.1.0")
@@ -66,6 +70,7 @@ class RationaleServer(MCPServer[Any]):
         root.handlers[:] = handlers
         root.setLevel(level)
         self.backend_for = backend_for
+        self.authenticate = authenticate
         for fn, hints in TOOLS:
             self.add_tool(fn, description=describe(fn), annotations=hints)
             # The SDK's arguments model ignores unknown arguments and coerces ("5" -> 5); like
@@ -86,9 +91,17 @@ class RationaleServer(MCPServer[Any]):
     ) -> CallToolResult | InputRequiredResult:
         """Call a tool; arguments that fail its input schema are the REST 422 `input.invalid`.
 
+        The key is checked first (`authenticate`), as REST does: a caller without a known key
+        gets its 401 `auth.invalid_key` whatever the tool and arguments.
+
         Raises:
             ToolError: an unknown tool, or a failure other than argument validation.
         """
+        if self.authenticate is not None:
+            try:
+                await self.authenticate()
+            except BackendError as exc:
+                return _refusal(exc)
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:

@@ -209,6 +209,36 @@ def test_a_rejected_adr_supersedes_nothing_and_a_future_date_is_no_failure(tenan
     assert later["valid_to"] == "2999-01-01T00:00:00.000001Z"
 
 
+@pytest.mark.parametrize(("status", "result"), [("Deprecated", "failure"), ("superseded", "mixed")])
+def test_an_outcome_the_material_dates_in_the_future_is_skipped_and_reported(
+    tenant: Tenant, neo4j_driver: Driver, status: str, result: str
+) -> None:
+    # POST .../outcomes refuses an `observed_at` in the future (422); ingestion recorded the
+    # outcome a record dated 2999 states, and a deprecated one challenged its decision now.
+    future = MADR.format(status=status).replace("2023-03-01", "2999-01-01")
+    body = ingest_ok(tenant, future, "0011-use-redis-in-2999.md")
+    [unit] = body["units"]
+    assert unit["status"] == "ok" and unit["error"] is None, unit
+    assert body["chunks"] == {"ok": 1, "failed": 0, "refused": 0}
+    [skipped] = [w for w in unit["warnings"] if w.startswith("ingest.outcome_in_future: ")]
+    assert f"the {result} outcome the material states" in skipped
+    assert "2999-01-01T00:00:00Z is in the future" in skipped
+    assert {"code": skipped, "unit": unit["key"]} in body["warnings"]
+    # the rest of the unit is written: its trace and its decision, closed as the record says
+    decision = decision_of(tenant, body)
+    assert decision["status"] == "active"  # not challenged by an outcome still to come
+    assert decision["valid_from"].startswith("2999-01-01")
+    assert decision["metadata"]["adr_closed"]["by"] == "its own status"
+    assert tenant.get(f"/v1/memories/{decision['memory_id']}/outcomes").json()["count"] == 0
+    records, _, _ = neo4j_driver.execute_query(
+        "MATCH (:Decision {namespace: $ns})-[r:HAD_OUTCOME]->() RETURN count(r) AS c",
+        {"ns": tenant.namespace},
+    )
+    assert records[0]["c"] == 0
+    assert set(body["memory_ids"]) == set(unit["memory_ids"])
+    assert decision["memory_id"] in body["memory_ids"]
+
+
 @pytest.mark.parametrize("newer_first", [False, True], ids=["older-first", "newer-first"])
 def test_the_superseded_jabref_adr_is_no_current_decision(
     tenant: Tenant, newer_first: bool

@@ -312,3 +312,51 @@ def test_a_history_search_lists_each_value_of_a_key(tenant: Tenant) -> None:
     found = {i["memory_id"] for i in r.json()["items"]}
     assert {v["memory_id"] for v in values} <= found, r.text
     assert all(i.get("duplicates") is None for i in r.json()["items"]), r.text
+
+
+def test_invalidating_an_invalidated_memory_is_a_409_and_changes_nothing(
+    tenant: Tenant, neo4j_driver: Driver
+) -> None:
+    m = create(
+        tenant,
+        content="The staging cluster runs Kubernetes 1.29",
+        valid_from="2024-01-01T00:00:00Z",
+    )
+    path = f"/v1/memories/{m['memory_id']}/invalidate"
+    first = tenant.post(path, json={"valid_to": "2024-06-01T00:00:00Z", "reason": "upgraded"})
+    assert first.status_code == 200, first.text
+
+    def stored() -> list[dict[str, Any]]:
+        with neo4j_driver.session() as s:
+            return s.run(
+                "MATCH (n {namespace: $ns}) RETURN properties(n) AS p ORDER BY n.uid",
+                ns=tenant.namespace,
+            ).data()
+
+    before = stored()
+    for body in (
+        {"reason": "upgraded again"},  # default valid_to: now
+        {"valid_to": "2024-03-01T00:00:00Z", "reason": "earlier after all"},
+        {"valid_to": "2024-06-01T00:00:00Z", "reason": "the same end"},
+    ):
+        r = tenant.post(path, json=body)
+        assert r.status_code == 409, (body, r.text)
+        assert r.json() == {
+            "detail": f"memory {m['memory_id']} was already invalidated: it stopped being true "
+            "at 2024-06-01T00:00:00Z",
+            "code": "conflict",
+        }
+    assert stored() == before
+    history = tenant.get(f"/v1/memories/{m['memory_id']}/history").json()
+    assert history["count"] == 2
+    # A request that is invalid in itself stays a 422, already invalidated or not.
+    r = tenant.post(path, json={"valid_to": "2023-01-01T00:00:00Z", "reason": "x"})
+    assert r.status_code == 422 and r.json()["code"] == "input.invalid", r.text
+    assert stored() == before
+
+
+def test_invalidate_declares_the_state_conflict(tenant: Tenant) -> None:
+    operation = tenant.client.get("/openapi.json").json()["paths"][
+        "/v1/memories/{memory_id}/invalidate"
+    ]["post"]
+    assert "`conflict`" in operation["responses"]["409"]["description"]

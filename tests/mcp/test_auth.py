@@ -188,3 +188,25 @@ async def test_stdio_without_a_valid_key_refuses_every_call(service: Service) ->
             ):
                 error = await refused(client, tool, **args)
                 assert (error["status"], error["code"]) == (401, "auth.invalid_key"), (key, tool)
+
+
+#: Arguments that break each tool's input schema (a 422 `input.invalid` for a known key).
+BAD_ARGUMENTS: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("recall", {"query": "anything", "limit": "5"}),
+    ("remember", {"kind": "fact"}),
+    ("get_memory", {"memory_id": "m", "bogus": 1}),
+    ("invalidate", {"memory_id": "m", "reason": ""}),
+)
+
+
+async def test_stdio_checks_the_key_before_the_arguments(service: Service) -> None:
+    # As REST and the HTTP /mcp: a caller without a known key learns nothing of the arguments.
+    for key in (None, "nope"):
+        async with stdio_client(service, key) as client:
+            for tool, args in BAD_ARGUMENTS:
+                error = await refused(client, tool, **args)
+                assert (error["status"], error["code"]) == (401, "auth.invalid_key"), (key, tool)
+    async with stdio_client(service, service.key_a) as client:
+        for tool, args in BAD_ARGUMENTS:
+            error = await refused(client, tool, **args)
+            assert (error["status"], error["code"]) == (422, "input.invalid"), tool

@@ -280,6 +280,36 @@ async def test_an_outcome_observed_in_the_future_is_refused(
         assert (current["version"], current["status"]) == (1, "active")
 
 
+async def test_invalidating_an_invalidated_memory_is_the_rest_409(
+    connect: Connect, service: Service
+) -> None:
+    async with connect(service.key_a) as client:
+        fact, _ = await ok(
+            client,
+            "remember",
+            kind="fact",
+            content=unique("The build cache lives on the runner's disk"),
+            valid_from="2024-01-01T00:00:00Z",
+        )
+        memory_id = fact["memory_id"]
+        await ok(
+            client,
+            "invalidate",
+            memory_id=memory_id,
+            reason="moved",
+            valid_to="2024-06-01T00:00:00Z",
+        )
+        error = await refused(client, "invalidate", memory_id=memory_id, reason="moved again")
+        assert error == {
+            "status": 409,
+            "code": "conflict",
+            "detail": f"memory {memory_id} was already invalidated: it stopped being true at "
+            "2024-06-01T00:00:00Z",
+        }
+        history, _ = await ok(client, "history", memory_id=memory_id)
+        assert history["count"] == 2
+
+
 async def test_both_transports_return_the_same_structured_content(service: Service) -> None:
     async with http_client(service, service.key_a) as client:
         trace, _ = await flaky_story(client)

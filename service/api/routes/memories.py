@@ -22,6 +22,7 @@ from service.errors import (
     EmbeddingError,
     InvalidInputError,
     MemoryNotFound,
+    StateConflict,
     TooLargeError,
     VersionConflict,
 )
@@ -184,7 +185,12 @@ def expected_version(if_match: str) -> int:
     "/{memory_id}/invalidate",
     response_model=MemoryPublic,
     responses=error_responses(
-        InvalidInputError, MemoryNotFound, VersionConflict, body=True, idempotent=True
+        InvalidInputError,
+        MemoryNotFound,
+        VersionConflict,
+        StateConflict,
+        body=True,
+        idempotent=True,
     ),
 )
 def invalidate_memory(
@@ -194,7 +200,11 @@ def invalidate_memory(
     services: ServicesDep,
     principal: WritePrincipal,
 ) -> JSONResponse:
-    """Close valid time: it stopped being true at `valid_to` (default now)."""
+    """Close valid time: it stopped being true at `valid_to` (default now).
+
+    A memory already invalidated (its valid time has ended) is a 409 `conflict` saying when it
+    ended; nothing is written.
+    """
 
     def call() -> tuple[int, object]:
         return 200, asdict(

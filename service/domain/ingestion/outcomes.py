@@ -12,16 +12,22 @@ Rules (checked on each unit that produced a decision; nothing is guessed beyond 
   observation.
 
 The outcome's observation is written in the unit's transaction (origin `ingestion`), observed at
-the unit's time when the material gives one, else at the write's time.
+the unit's time when the material gives one, else at the write's time. An outcome dated later than
+the server's clock allows (`check_observed_at`, as `POST .../outcomes` checks it) is not recorded:
+the unit's warning `ingest.outcome_in_future: <why>` says so, and the rest of the unit is written.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime
 
 from service.domain.models import IngestUnit
 from service.domain.outcomes import OutcomeResult
+from service.domain.outcomes.store import check_observed_at
+from service.errors import InvalidInputError
+from service.graph.records import MemoryRecord
 
 TRAJECTORY_FORMATS = frozenset({"swe-agent", "openhands", "react"})
 FAILED_RUN = re.compile(
@@ -33,6 +39,8 @@ _DEPRECATED = re.compile(r"\bdeprecated\b", re.IGNORECASE)
 _SUPERSEDED = re.compile(r"\bsuperseded\b", re.IGNORECASE)
 #: Longest excerpt of the material quoted in an ingested outcome, in characters.
 EXCERPT_CHARS = 300
+#: The unit warning's code for a stated outcome dated in the future, which is not recorded.
+OUTCOME_IN_FUTURE = "ingest.outcome_in_future"
 
 
 @dataclass(frozen=True)
@@ -94,3 +102,30 @@ def material_outcomes(unit: IngestUnit, observations: list[str]) -> list[Materia
             )
         ]
     return []
+
+
+def unrecordable(
+    said: MaterialOutcome, observed: datetime, decision: MemoryRecord, now: datetime
+) -> str | None:
+    """Return the unit warning for a stated outcome REST would refuse, or None to record it.
+
+    The check is `POST .../outcomes`'s (`check_observed_at`): an outcome observed in the future
+    would take effect at once (a failure challenges its decision now). Material cannot be asked
+    for another date, so the outcome is skipped and reported, as
+    `"ingest.outcome_in_future: <why>"`. (Only a future date fails the check here: the decision
+    a unit produced begins at the unit's time or earlier.)
+
+    Args:
+        said: the outcome the material states.
+        observed: when it was observed: the unit's time, else `now`.
+        decision: the decision's current version, as the unit's transaction wrote or found it.
+        now: the unit's write time (timezone-aware UTC datetime).
+    """
+    try:
+        check_observed_at(observed, decision, now)
+    except InvalidInputError as exc:
+        return (
+            f"{OUTCOME_IN_FUTURE}: the {said.result} outcome the material states was not "
+            f"recorded: {exc.message}"
+        )
+    return None

@@ -33,6 +33,8 @@ class UnitOutcome:
     created: Counter[str] = field(default_factory=Counter)
     supersedes: list[dict[str, str]] = field(default_factory=list)
     amends: list[dict[str, str]] = field(default_factory=list)
+    #: Warnings of the write, after the parser's (e.g. `ingest.outcome_in_future: ...`).
+    warnings: list[str] = field(default_factory=list)
 
     def public(self, unit: IngestUnit | None = None) -> dict[str, Any]:
         """Return the report's unit shape.
@@ -43,7 +45,8 @@ class UnitOutcome:
         Returns:
             `{key, title, status, error, trace_id, memory_ids, steps, observations, trimmed,
             verdict, warnings[code]}`; `steps` is the trace's step count (0 without a trace),
-            `trimmed` how many texts were cut to their limit, `verdict` the quality verdict.
+            `trimmed` how many texts were cut to their limit, `verdict` the quality verdict,
+            `warnings` the parser's then the write's.
         """
         extra = unit.extra if unit is not None else {}
         return {
@@ -57,7 +60,7 @@ class UnitOutcome:
             "observations": len(unit.observations) if unit is not None else 0,
             "trimmed": int(extra.get("trimmed") or 0) + int(extra.get("dropped_steps") or 0),
             "verdict": (self.quality or {}).get("verdict"),
-            "warnings": list(extra.get("warnings") or []),
+            "warnings": [*(extra.get("warnings") or []), *self.warnings],
         }
 
 

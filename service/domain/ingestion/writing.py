@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from service.domain.ingestion.outcomes import MaterialOutcome, material_outcomes
+from service.domain.ingestion.outcomes import MaterialOutcome, material_outcomes, unrecordable
 from service.domain.ingestion.report import UnitOutcome, failed_outcome, printable
 from service.domain.ingestion.source import outcomes_from_rows
 from service.domain.ingestion.supersession import amend, supersede
@@ -188,6 +188,10 @@ class UnitWriter:
                     outcome.created[produced.kind] += 1
                 if produced.kind == Kind.DECISION:
                     for said, props in stated:  # what the material says happened
+                        skipped = unrecordable(said, unit.valid_from or now, produced, now)
+                        if skipped is not None:  # dated in the future: reported, not recorded
+                            outcome.warnings.append(skipped)
+                            continue
                         cites = [resolve[c] for c in said.cites if c in resolve]
                         stored = self.outcomes.record_in(
                             tx,

@@ -32,10 +32,7 @@ from service.domain.models import (
 )
 from service.domain.text import clean_text
 from service.embeddings import Embedder
-from service.errors import (
-    InvalidInputError,
-    VersionConflict,
-)
+from service.errors import InvalidInputError, StateConflict, VersionConflict
 from service.graph.query_names import QueryName
 from service.graph.records import MemoryRecord
 from service.graph.repository import Graph, Tx
@@ -394,8 +391,10 @@ class MemoryService(MemoryVersions):
         Raises:
             MemoryNotFound: no current version.
             InvalidInputError: `valid_to` not after `valid_from` or after the end already set,
-                already closed, the memory is a reasoning trace (immutable), or `reason` is not
-                valid text (`clean_text`).
+                the memory is a reasoning trace (immutable), or `reason` is not valid text
+                (`clean_text`).
+            StateConflict: the memory was already invalidated (its valid time has ended): 409
+                `conflict`, nothing written.
         """
         reason = clean_text(reason, field="reason", max_chars=MAX_REASON_CHARS)
         now = utcnow()
@@ -403,16 +402,17 @@ class MemoryService(MemoryVersions):
 
         def work(tx: Tx) -> MemoryRecord:
             current = self.current_in(tx, writer.namespace, memory_id)
-            if current.valid_to is not None and current.valid_to <= now:
-                raise InvalidInputError(
-                    f"memory {memory_id} already stopped being true at {iso_utc(current.valid_to)}"
-                )
-            if end <= current.valid_from:
+            if end <= current.valid_from:  # invalid whatever the state: 422 first
                 raise InvalidInputError(
                     f"valid_to must be after valid_from ({iso_utc(current.valid_from)})"
                     if valid_to is not None
                     else f"memory {memory_id} begins at {iso_utc(current.valid_from)}, after "
                     "now: give a valid_to after that to end it"
+                )
+            if current.valid_to is not None and current.valid_to <= now:
+                raise StateConflict(
+                    f"memory {memory_id} was already invalidated: it stopped being true at "
+                    f"{iso_utc(current.valid_to)}"
                 )
             if end == current.valid_to:
                 return current  # already ends there: no new version

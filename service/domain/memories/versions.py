@@ -12,7 +12,7 @@ from service.domain.memories.rows import VERSIONED_FIELDS, check_period
 from service.domain.models import KIND_LABELS, Kind, Writer
 from service.domain.text import normalise_for_match
 from service.embeddings import Embedder
-from service.errors import ConflictError, InvalidInputError, VersionConflict
+from service.errors import ConflictError, InvalidInputError, StateConflict, VersionConflict
 from service.graph.query_names import QueryName
 from service.graph.records import MemoryRecord
 from service.graph.repository import Graph, Tx
@@ -161,10 +161,11 @@ class MemoryVersions(MemoryReader):
 
         Raises:
             VersionConflict: another writer created the same version first.
+            StateConflict: `work` found the stored state contradicting the write (raised as is).
         """
         try:
             return self.graph.write(work)
-        except VersionConflict:
+        except (VersionConflict, StateConflict):
             raise
         except ConflictError as exc:
             raise VersionConflict(
