@@ -62,6 +62,14 @@ def test_flaky_test_story_end_to_end(tenant: Tenant) -> None:
     assert body["memory"]["status"] == "challenged" and body["memory"]["version"] == 2
     assert body["memory"]["last_modified_by"]["actor"] == "reviewer"
     assert body["memory"]["created_by"] == decision["created_by"]
+    # The answer shows the state after the challenge, as GET .../history does: version 1
+    # closed in system time, the challenged version the current one; its trace shows both.
+    history = tenant.get(f"/v1/memories/{decision['memory_id']}/history").json()
+    shown = [(v["version"], v["status"], v["system_to"]) for v in body["versions"]]
+    assert shown == [(v["version"], v["status"], v["system_to"]) for v in history["items"]]
+    assert shown[0][2] is not None and shown[1][1:] == ("challenged", None)
+    produced = body["traces"][0]["produced"]
+    assert [(p["version"], p["status"]) for p in produced] == [(1, "active"), (2, "challenged")]
 
 
 def test_get_trace_returns_steps_in_order(tenant: Tenant) -> None:

@@ -192,6 +192,25 @@ class TraceReader:
         """
         reason = clean_text(reason, field="reason", max_chars=MAX_REASON_CHARS)
         lineage = self.lineage(writer.namespace, memory_id)  # a retracted memory: its 404
+        if lineage.memory.kind == Kind.DECISION and lineage.memory.status != "challenged":
+            now = utcnow()
+
+            def work(tx: Tx) -> MemoryRecord:
+                current = self.memories.current_in(tx, writer.namespace, memory_id)
+                return self.memories.version_in(
+                    tx,
+                    current,
+                    {"status": "challenged"},
+                    writer,
+                    now,
+                    reason=f"challenged: {reason}",
+                )
+
+            self.memories.write_version(work)
+            # Read again: the answer shows the memory as it stands after the challenge (the
+            # version challenged closed in system time, the traces' produced lists ending
+            # with the challenged version), as GET and lineage would.
+            lineage = self.lineage(writer.namespace, memory_id)
         revisit = []
         for trace in lineage.traces:
             for step in trace.steps:
@@ -209,31 +228,13 @@ class TraceReader:
                                 changed_at=cite.changed_at,
                             )
                         )
-        memory = lineage.memory
-        versions = lineage.versions
-        if memory.kind == Kind.DECISION and memory.status != "challenged":
-            now = utcnow()
-
-            def work(tx: Tx) -> MemoryRecord:
-                current = self.memories.current_in(tx, writer.namespace, memory_id)
-                return self.memories.version_in(
-                    tx,
-                    current,
-                    {"status": "challenged"},
-                    writer,
-                    now,
-                    reason=f"challenged: {reason}",
-                )
-
-            memory = memory_public(self.memories.write_version(work))
-            versions = (*versions, memory)
         reasoned = [
             t.system_from for t in lineage.traces if t.created_by.origin != Origin.MAINTENANCE
         ]
         since = max(reasoned) if reasoned else None
         return Challenge(
-            memory=memory,
-            versions=versions,
+            memory=lineage.memory,
+            versions=lineage.versions,
             traces=lineage.traces,
             outcomes=lineage.outcomes,
             outcome_record=lineage.outcome_record,
