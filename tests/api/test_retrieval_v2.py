@@ -316,7 +316,7 @@ def test_explain_tells_terms_of_the_text_from_terms_of_its_context(tenant: Tenan
     """A short turn found through the turn before it: its own text does not hold those words."""
     memory(tenant, "How many rows does the orders export hold?", episode="sess-9", position=0)
     answer = memory(tenant, "344", episode="sess-9", position=1)
-    items = recall(tenant, "rows in the orders export 344", limit=5, explain=True)
+    items = recall(tenant, "rows in the orders export: 344?", limit=5, explain=True)
     found = {i["memory_id"]: i["explain"] for i in items}
     assert answer["memory_id"] in found
     why = found[answer["memory_id"]]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import string
 from typing import Any
 
 from service.domain.retrieval.grouping import Entry
@@ -54,10 +55,15 @@ def produced_of(entry: Entry) -> list[dict[str, Any]] | None:
 
 
 def query_words(lucene: str | None) -> list[str]:
-    """Return the query's words as sent to the fulltext index (unescaped, lower-case, unique)."""
+    """Return the query's words as sent to the fulltext index (unescaped, lower-case, unique).
+
+    Punctuation around a word is not part of it (`fail?` is `fail`); inside it stays
+    (`test_upload`, `v1.2`).
+    """
     if lucene is None:
         return []
-    return list(dict.fromkeys(w.lower() for w in lucene.replace("\\", "").split()))
+    words = (w.strip(string.punctuation).lower() for w in lucene.replace("\\", "").split())
+    return list(dict.fromkeys(w for w in words if w))
 
 
 def explanation(entry: Entry, words: list[str], fusion: Fusion) -> dict[str, Any]:
