@@ -12,6 +12,7 @@ from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi.routing import iter_route_contexts
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
@@ -166,18 +167,22 @@ def unparsed_body_reason(cause: BaseException | None) -> str | None:
 
 
 def allowed_methods(request: Request) -> list[str]:
-    """Return the documented methods of the request's path (GET and PATCH of one memory, ...).
+    """Return the methods of the resource the request's path names (GET and PATCH of a memory).
 
-    Starlette's own `Allow` names only the first route matching the path; this lists every
-    route in the schema whose path matches (HEAD, implied by GET, is left out as undocumented).
+    Starlette's own `Allow` names only the first route matching the path; this lists the
+    methods of every route of the path's resource, hidden ones too (`HEAD` of the probes).
+    When templates of several resources match, the most literal one names it: a path matches
+    `/v1/memories/batch` (POST) and `/v1/memories/{memory_id}` (GET, PATCH), but is the batch
+    (so `POST`, as `/openapi.json` has it). The routes are taken as FastAPI resolves them
+    (`iter_route_contexts`, which `/openapi.json` reads too): an included router is one route
+    of the app, holding its routes, which `app.router.routes` alone would not show.
     """
-    methods: set[str] = set()
-    for route in request.app.router.routes:
-        if not getattr(route, "include_in_schema", False):
-            continue
-        if route.matches(request.scope)[0] is not Match.NONE:
-            methods |= set(getattr(route, "methods", None) or ()) - {"HEAD"}
-    return sorted(methods)
+    by_params: dict[int, set[str]] = {}
+    for route in iter_route_contexts(request.app.router.routes):
+        if route.methods and route.matches(request.scope)[0] is not Match.NONE:
+            params = len(getattr(route, "param_convertors", None) or ())
+            by_params.setdefault(params, set()).update(route.methods)
+    return sorted(by_params[min(by_params)]) if by_params else []
 
 
 async def handle_unexpected(request: Request, exc: Exception) -> JSONResponse:

@@ -21,6 +21,35 @@ from service.container import Services
 from service.domain.idempotency import StoredAnswer, request_hash
 from service.errors import InvalidInputError
 
+#: The longest `Idempotency-Key` accepted, in characters (the shortest is 1).
+MAX_KEY_CHARS = 200
+
+#: The `openapi_extra` of every operation that answers through `respond`: the header it
+#: reads, declared as `respond` enforces it. FastAPI does not validate it (a key of the wrong
+#: length is the service's own 422 `input.invalid`, as a reused one is), so it is declared
+#: here rather than as a parameter of the handlers.
+IDEMPOTENCY_KEY: dict[str, Any] = {
+    "parameters": [
+        {
+            "name": "Idempotency-Key",
+            "in": "header",
+            "required": False,
+            "description": (
+                "Makes the write safe to retry: the first answer to a key is stored, and a "
+                "later request with the same key, path and body gets it replayed (its status "
+                "and body, with `Idempotent-Replay: true`) and writes nothing. A key is the "
+                "caller's own (its namespace and the API key's name). "
+                f"1 to {MAX_KEY_CHARS} characters, else 422 "
+                "`input.invalid`; the same key with a different request is a 422 "
+                '`input.invalid` ("Idempotency-Key was already used for a different '
+                'request"); while the first request with the key is still being answered, 409 '
+                "`idempotency.in_flight`."
+            ),
+            "schema": {"type": "string", "minLength": 1, "maxLength": MAX_KEY_CHARS},
+        }
+    ]
+}
+
 
 def conform(model: type[BaseModel], answer: Any) -> dict[str, Any]:
     """Validate an answer against a response model and return its JSON form.
@@ -95,8 +124,8 @@ def respond(
     if key is None:
         status, answer = call()
         return JSONResponse(conform(model, answer), status_code=status)
-    if not (1 <= len(key) <= 200):
-        raise InvalidInputError("Idempotency-Key must be 1 to 200 characters")
+    if not (1 <= len(key) <= MAX_KEY_CHARS):
+        raise InvalidInputError(f"Idempotency-Key must be 1 to {MAX_KEY_CHARS} characters")
     payload = body.model_dump_json().encode() if body is not None else b""
     digest = request_hash(request.method, request.url.path, payload)
     # Each caller's own: two clients of one namespace may pick the same key.

@@ -8,7 +8,7 @@ from fastapi.responses import JSONResponse
 from service.api.auth_gate import ScopedRoute
 from service.api.deps import IngestPrincipal, ServicesDep
 from service.api.errors import error_responses
-from service.api.idempotent import respond
+from service.api.idempotent import IDEMPOTENCY_KEY, respond
 from service.errors import ConflictError, EmbeddingError, InvalidInputError, UnsupportedFormat
 from service.schemas import IngestReport, IngestRequest
 
@@ -19,6 +19,7 @@ router = APIRouter(tags=["ingest"], route_class=ScopedRoute)
     "/v1/ingest",
     status_code=201,
     response_model=IngestReport,
+    openapi_extra=IDEMPOTENCY_KEY,
     responses={
         200: {
             "model": IngestReport,

@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse
 from service.api.auth_gate import ScopedRoute
 from service.api.deps import ReadPrincipal, ServicesDep, WritePrincipal, user_writer
 from service.api.errors import error_responses
-from service.api.idempotent import respond
+from service.api.idempotent import IDEMPOTENCY_KEY, respond
 from service.domain.models import as_plain
 from service.errors import ConflictError, InvalidInputError, MemoryNotFound, VersionConflict
 from service.schemas import MemoriesPublic, ReasonRequest, UtcDatetime
@@ -61,6 +61,7 @@ def read_lineage(
 @router.post(
     "/{memory_id}/challenge",
     response_model=ChallengeWithOutcomes,
+    openapi_extra=IDEMPOTENCY_KEY,
     responses=error_responses(
         InvalidInputError,
         MemoryNotFound,

@@ -8,7 +8,7 @@ from fastapi.responses import JSONResponse
 from service.api.auth_gate import ScopedRoute
 from service.api.deps import MaintenancePrincipal, ServicesDep
 from service.api.errors import error_responses
-from service.api.idempotent import respond
+from service.api.idempotent import IDEMPOTENCY_KEY, respond
 from service.errors import ConflictError, EmbeddingError, InvalidInputError
 from service.schemas import MaintenanceReport, MaintenanceRequest
 
@@ -18,6 +18,7 @@ router = APIRouter(tags=["maintenance"], route_class=ScopedRoute)
 @router.post(
     "/v1/maintenance/run",
     response_model=MaintenanceReport,
+    openapi_extra=IDEMPOTENCY_KEY,
     responses=error_responses(
         InvalidInputError, ConflictError, EmbeddingError, body=True, idempotent=True
     ),

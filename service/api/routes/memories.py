@@ -12,7 +12,7 @@ from fastapi.responses import JSONResponse
 from service.api.auth_gate import ScopedRoute
 from service.api.deps import ReadPrincipal, ServicesDep, WritePrincipal, user_writer
 from service.api.errors import error_responses
-from service.api.idempotent import respond
+from service.api.idempotent import IDEMPOTENCY_KEY, respond
 from service.api.links import memory_links
 from service.domain.memories.batch import BatchItem, create_many
 from service.domain.models import NewMemory
@@ -45,6 +45,24 @@ router = APIRouter(prefix="/v1/memories", tags=["memories"], route_class=ScopedR
 #: `If-Match` as a version: digits (at most 19, as 2**63 - 1 has), optionally quoted, optionally weak.
 IF_MATCH = re.compile(r'(?:W/)?("?)([0-9]{1,19})\1')
 
+#: `If-Match` as `/openapi.json` declares it: required. The handler takes it as optional (hidden
+#: from the schema) so that a missing one is the service's own 422, not FastAPI's list of issues.
+IF_MATCH_HEADER: dict[str, Any] = {
+    "parameters": [
+        {
+            "name": "If-Match",
+            "in": "header",
+            "required": True,
+            "description": (
+                'The version you read: `3`, `"3"` or `W/"3"`. Missing or not a version number: '
+                "422 `input.invalid`; no longer the current version: 409 "
+                "`memory.version_conflict`."
+            ),
+            "schema": {"type": "string"},
+        }
+    ]
+}
+
 #: A write that embeds new content: bad input, size limits, the model.
 _CREATE_ERRORS = (InvalidInputError, TooLargeError, EmbeddingError)
 _CREATED_AGAIN: dict[int | str, dict[str, Any]] = {
@@ -61,6 +79,7 @@ _CREATED_AGAIN: dict[int | str, dict[str, Any]] = {
     "",
     status_code=201,
     response_model=MemoryCreated,
+    openapi_extra=IDEMPOTENCY_KEY,
     responses={**_CREATED_AGAIN, **error_responses(*_CREATE_ERRORS, body=True, idempotent=True)},
 )
 def create_memory(
@@ -81,6 +100,7 @@ def create_memory(
     "/batch",
     status_code=201,
     response_model=MemoryBatchCreated,
+    openapi_extra=IDEMPOTENCY_KEY,
     responses={
         200: {
             "model": MemoryBatchCreated,
@@ -97,7 +117,8 @@ def create_memories(
     """Create many memories in one transaction, all or nothing (201; 200 when none was new).
 
     Every item is validated first: an invalid one is a 422 (or 413 over a size limit) naming
-    its index (`items[3]: ...`, `index`), and nothing is written. The items are embedded in one
+    its index (`items[3]: ...`, `index`), and nothing is written; so is an item refused as it
+    is written (a keyed fact whose `valid_to` runs into the next value of its key). The items are embedded in one
     model call and written in order in one transaction, each as `POST /v1/memories` would:
     `created: false` for an equal current memory (stored before or earlier in the batch),
     keyed facts applied in order. More than RATIONALE_MAX_BATCH_ITEMS items (default 1000) is
@@ -141,6 +162,7 @@ def read_memory(
 @router.patch(
     "/{memory_id}",
     response_model=MemoryPublic,
+    openapi_extra=IF_MATCH_HEADER,
     responses=error_responses(
         *_CREATE_ERRORS, MemoryNotFound, VersionConflict, ConflictError, body=True
     ),
@@ -150,7 +172,7 @@ def update_memory(
     body: MemoryUpdate,
     services: ServicesDep,
     principal: WritePrincipal,
-    if_match: Annotated[str | None, Header(description="The version you read.")] = None,
+    if_match: Annotated[str | None, Header(include_in_schema=False)] = None,
 ) -> dict[str, object]:
     """Write a new version; `If-Match: <version>` is required (409 when stale)."""
     if if_match is None:
@@ -184,6 +206,7 @@ def expected_version(if_match: str) -> int:
 @router.post(
     "/{memory_id}/invalidate",
     response_model=MemoryPublic,
+    openapi_extra=IDEMPOTENCY_KEY,
     responses=error_responses(
         InvalidInputError,
         MemoryNotFound,
@@ -219,6 +242,7 @@ def invalidate_memory(
 @router.post(
     "/{memory_id}/retract",
     response_model=MemoryPublic,
+    openapi_extra=IDEMPOTENCY_KEY,
     responses=error_responses(
         InvalidInputError, MemoryNotFound, VersionConflict, body=True, idempotent=True
     ),

@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse
 from service.api.auth_gate import ScopedRoute
 from service.api.deps import ReadPrincipal, ServicesDep, WritePrincipal, user_writer
 from service.api.errors import error_responses
-from service.api.idempotent import respond
+from service.api.idempotent import IDEMPOTENCY_KEY, respond
 from service.domain.models import as_plain
 from service.domain.outcomes import NewOutcome
 from service.errors import (
@@ -32,6 +32,7 @@ router = APIRouter(prefix="/v1/memories", tags=["outcomes"], route_class=ScopedR
     "/{decision_id}/outcomes",
     status_code=201,
     response_model=OutcomeRecorded,
+    openapi_extra=IDEMPOTENCY_KEY,
     responses={
         200: {"model": OutcomeRecorded, "description": "The same outcome was recorded before."},
         **error_responses(

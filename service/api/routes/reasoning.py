@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse
 from service.api.auth_gate import ScopedRoute
 from service.api.deps import ReadPrincipal, ServicesDep, WritePrincipal, user_writer
 from service.api.errors import error_responses
-from service.api.idempotent import respond
+from service.api.idempotent import IDEMPOTENCY_KEY, respond
 from service.api.links import trace_links
 from service.domain.reasoning import draft_from_body
 from service.errors import (
@@ -30,6 +30,7 @@ router = APIRouter(tags=["reasoning"], route_class=ScopedRoute)
     "/v1/reasoning",
     status_code=201,
     response_model=TraceCreated,
+    openapi_extra=IDEMPOTENCY_KEY,
     responses={
         201: trace_links(),
         200: {

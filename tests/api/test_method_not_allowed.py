@@ -1,0 +1,40 @@
+"""A 405 names the methods its path allows (RFC 9110 §15.5.6), parametrised paths included."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import Tenant
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "allowed"),
+    [
+        # A fresh-user trial: each of these answered `Allow: ` (empty).
+        ("PUT", "/v1/memories/abc", "GET, PATCH"),
+        ("DELETE", "/v1/recall", "POST"),
+        ("OPTIONS", "/v1/recall", "POST"),
+        ("DELETE", "/v1/memories", "POST"),
+        ("PUT", "/v1/memories/abc/invalidate", "POST"),
+        ("DELETE", "/v1/memories/abc/outcomes", "GET, POST"),  # two routes, one path
+        # `/v1/memories/{memory_id}` matches too, but this path is the batch resource.
+        ("PUT", "/v1/memories/batch", "POST"),
+        ("OPTIONS", "/v1/memories/batch", "POST"),
+        ("PATCH", "/v1/reasoning/t-1", "GET"),
+        ("POST", "/v1/diagnostics", "GET"),
+        # Outside /v1 and the schema: the probes answer HEAD too, the document GET and HEAD.
+        ("POST", "/healthz", "GET, HEAD"),
+        ("DELETE", "/openapi.json", "GET, HEAD"),
+    ],
+)
+def test_a_405_lists_the_paths_methods(
+    tenant: Tenant, method: str, path: str, allowed: str
+) -> None:
+    r = tenant.client.request(method, path, headers=tenant.headers)
+    assert r.status_code == 405, r.text
+    assert r.json() == {"detail": "Method Not Allowed", "code": "method_not_allowed"}
+    assert r.headers["allow"] == allowed
+    # Every method named is one the path answers with something other than a 405.
+    for listed in allowed.split(", "):
+        answer = tenant.client.request(listed, path, headers=tenant.headers)
+        assert answer.status_code != 405, (listed, path, answer.text)

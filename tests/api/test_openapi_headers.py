@@ -1,0 +1,90 @@
+"""The headers `/openapi.json` declares are the ones the service reads: If-Match, Idempotency-Key."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from tests.api.test_docs import IDEMPOTENT
+from tests.conftest import Tenant
+
+
+def _header(operation: dict[str, Any], name: str) -> dict[str, Any] | None:
+    found = [
+        p
+        for p in operation.get("parameters", [])
+        if p["in"] == "header" and p["name"].lower() == name.lower()
+    ]
+    assert len(found) <= 1, found  # declared once
+    return found[0] if found else None
+
+
+def test_patch_declares_if_match_required(app_client: TestClient) -> None:
+    # A fresh-user trial: declared `required: false`, while a PATCH without it is a 422.
+    patch = app_client.get("/openapi.json").json()["paths"]["/v1/memories/{memory_id}"]["patch"]
+    if_match = _header(patch, "If-Match")
+    assert if_match is not None
+    assert if_match["required"] is True
+    assert if_match["schema"]["type"] == "string"
+    assert "version" in if_match["description"]
+
+
+def test_patch_without_if_match_keeps_the_services_own_422(tenant: Tenant) -> None:
+    created = tenant.post("/v1/memories", json={"kind": "fact", "content": "Rack A"}).json()
+    r = tenant.patch(f"/v1/memories/{created['memory_id']}", json={"content": "Rack B"})
+    assert r.status_code == 422, r.text
+    assert r.json() == {"detail": "If-Match: <version> is required", "code": "input.invalid"}
+    ok = tenant.patch(
+        f"/v1/memories/{created['memory_id']}",
+        json={"content": "Rack B"},
+        headers={"If-Match": str(created["version"])},
+    )
+    assert ok.status_code == 200 and ok.json()["content"] == "Rack B", ok.text
+
+
+def test_every_operation_honouring_idempotency_key_declares_it(app_client: TestClient) -> None:
+    # A fresh-user trial: the README says a POST accepts `Idempotency-Key`; none declared it.
+    paths = app_client.get("/openapi.json").json()["paths"]
+    declaring = set()
+    for path, operations in paths.items():
+        for method, operation in operations.items():
+            key = _header(operation, "Idempotency-Key")
+            if key is None:
+                continue
+            declaring.add(path)
+            assert method == "post", (method, path)
+            assert key["required"] is False, path
+            assert key["schema"]["type"] == "string", path
+            assert (key["schema"]["minLength"], key["schema"]["maxLength"]) == (1, 200), path
+            assert "replay" in key["description"], path
+            assert "different request" in key["description"], path
+    assert declaring == set(IDEMPOTENT)
+    # ... the operations whose answers declare the key's own conflict (`respond`'s 409).
+    in_flight = {
+        path
+        for path, operations in paths.items()
+        for operation in operations.values()
+        if "idempotency.in_flight" in operation["responses"].get("409", {}).get("description", "")
+    }
+    assert declaring == in_flight
+
+
+def test_the_declared_idempotency_key_limits_are_the_enforced_ones(tenant: Tenant) -> None:
+    body = {"kind": "observation", "content": "The nightly build took 41 minutes"}
+    for bad in ("", "k" * 201):
+        r = tenant.post("/v1/memories", json=body, headers={"Idempotency-Key": bad})
+        assert r.status_code == 422, r.text
+        assert r.json() == {
+            "detail": "Idempotency-Key must be 1 to 200 characters",
+            "code": "input.invalid",
+        }
+    first = tenant.post("/v1/memories", json=body, headers={"Idempotency-Key": "k" * 200})
+    assert first.status_code == 201, first.text
+    replay = tenant.post("/v1/memories", json=body, headers={"Idempotency-Key": "k" * 200})
+    assert replay.status_code == 201 and replay.headers["Idempotent-Replay"] == "true"
+    other = tenant.post(
+        "/v1/memories", json={**body, "content": "other"}, headers={"Idempotency-Key": "k" * 200}
+    )
+    assert other.status_code == 422 and other.json()["code"] == "input.invalid", other.text
+    assert "different request" in other.json()["detail"]
