@@ -109,6 +109,18 @@ def test_equal_items_within_the_batch_are_one_memory(tenant: Tenant) -> None:
     assert out[2]["memory"]["memory_id"] != out[0]["memory"]["memory_id"]
 
 
+def test_the_same_words_at_other_turns_are_other_memories(tenant: Tenant) -> None:
+    """As one by one: an item's episode and position are part of it (`equality_of`)."""
+    turn = {"kind": "observation", "content": "(no output)", "episode": "s1", "position": 2}
+    stored = _batch(tenant, [turn]).json()["items"][0]["memory"]
+    items = [turn, {**turn, "position": 5}, {**turn, "episode": "s2"}, {**turn, "episode": "s2"}]
+    out = _batch(tenant, items).json()["items"]
+    assert [i["created"] for i in out] == [False, True, True, False]
+    ids = [i["memory"]["memory_id"] for i in out]
+    assert ids[0] == stored["memory_id"] and ids[3] == ids[2]
+    assert len(set(ids)) == 3
+
+
 def test_keyed_facts_apply_in_order(tenant: Tenant) -> None:
     items = [
         {

@@ -315,8 +315,10 @@ def test_fever_transcript_500_episodes(tenant: Tenant, neo4j_driver: Driver) -> 
     ]
     assert len(body["units"]) == 500 == len(body["quality"])
     assert all(u["trace_id"] and u["memory_ids"] for u in body["units"])
-    # two episodes of the run are the same reasoning, word for word: one trace
-    assert len(body["trace_ids"]) == len({u["trace_id"] for u in body["units"]}) == 498
+    # Two episodes of the run are the same reasoning word for word, yet two runs: each cites
+    # its own observations (an observation's episode and position are part of it), so each is
+    # a trace of its own (recall collapses such copies into one item).
+    assert len(body["trace_ids"]) == len({u["trace_id"] for u in body["units"]}) == 500
     assert stored_steps(neo4j_driver, tenant.namespace) == expected_steps(
         "trajectories/react/FEVER_run_outputs.txt"
     )

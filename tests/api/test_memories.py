@@ -188,6 +188,34 @@ def test_same_fact_twice_is_one_memory(tenant: Tenant) -> None:
     assert b["memory_id"] != a["memory_id"]
 
 
+def test_the_same_words_at_another_turn_are_another_memory(tenant: Tenant) -> None:
+    """A turn's place in its material is part of it: "(no output)" in two sessions is two."""
+    turn = {"kind": "observation", "content": "(no output)", "episode": "sess-a", "position": 3}
+    first = create(tenant, **turn)
+    again = tenant.post("/v1/memories", json=turn)  # a retry: the same place
+    assert again.status_code == 200 and again.json()["memory_id"] == first["memory_id"]
+    elsewhere = [
+        create(tenant, **{**turn, "episode": "sess-b"}),
+        create(tenant, **{**turn, "position": 7}),
+        create(tenant, kind="observation", content="(no output)"),
+    ]
+    assert len({m["memory_id"] for m in [first, *elsewhere]}) == 4
+    assert all(m["created"] for m in elsewhere)
+    assert [(m["episode"], m["position"]) for m in elsewhere] == [
+        ("sess-b", 3),
+        ("sess-a", 7),
+        (None, None),
+    ]
+    # A keyed fact is equal by its key and value, wherever it was stated.
+    fact = {"kind": "fact", "content": "Alice lives in Paris", "subject": "alice"}
+    stated = create(tenant, **fact, attribute="city", episode="sess-a", position=1)
+    restated = tenant.post(
+        "/v1/memories", json={**fact, "attribute": "city", "episode": "sess-b", "position": 9}
+    )
+    assert restated.json()["created"] is False
+    assert restated.json()["memory_id"] == stated["memory_id"]
+
+
 def test_keyed_fact_district_story(tenant: Tenant) -> None:
     d1 = create(
         tenant,

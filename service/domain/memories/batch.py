@@ -21,7 +21,7 @@ from service.domain.memories.store import MemoryService, equality_of
 from service.domain.models import KIND_LABELS, WRITABLE_KINDS, Kind, NewMemory, Writer
 from service.domain.text.lexical import lexical_context, search_text
 from service.embeddings import Embedder
-from service.errors import InvalidInputError, RationaleError, TooLargeError
+from service.errors import ConflictError, InvalidInputError, RationaleError, TooLargeError
 from service.graph.query_names import QueryName
 from service.graph.records import MemoryRecord
 from service.graph.repository import Runner, Tx
@@ -116,12 +116,18 @@ def _write(
     Unkeyed items are independent of keyed ones (equality includes the key), so they are
     matched against stored memories and against each other, then created together; keyed facts
     go one by one through `create_in`, which applies the keyed-fact rule in request order.
+
+    Raises:
+        InvalidInputError, ConflictError: a keyed item was refused as it was written (its
+            `valid_to` runs into the next value of its key; a value it closes was changed
+            concurrently): the same class, its index in the message and in `extra["index"]`
+            as `create_many`'s checks name one; the transaction rolls back.
     """
     now = rows[0]["system_from"]
     lock_contents(tx, rows[0]["namespace"], [row for row in rows if row["subject"] is None], now)
     stored = _equal_stored(tx, rows)
     results: dict[int, tuple[MemoryRecord, bool]] = {}
-    first: dict[tuple[str, str], int] = {}
+    first: dict[tuple[str, str, str | None, int | None], int] = {}
     repeats: dict[int, int] = {}
     fresh: list[int] = []
     for i, row in enumerate(rows):
@@ -130,7 +136,8 @@ def _write(
         if i in stored:
             results[i] = (stored[i], False)
             continue
-        key = (row["kind"], row["content_norm"])
+        # As `equality_of`: an unkeyed item's place in its material is part of it.
+        key = (row["kind"], row["content_norm"], row.get("episode"), row.get("position"))
         if key in first:
             repeats[i] = first[key]
             continue
@@ -150,7 +157,10 @@ def _write(
     for i, j in repeats.items():
         results[i] = (results[j][0], False)
     for i in keyed:
-        results[i] = memories.create_in(tx, rows[i], now, items[i].writer)
+        try:
+            results[i] = memories.create_in(tx, rows[i], now, items[i].writer)
+        except (InvalidInputError, TooLargeError, ConflictError) as exc:
+            raise _with_index(exc, i) from exc  # e.g. its valid_to runs into the next value
     _as_they_end(tx, rows, keyed, results)
     return [results[i] for i in range(len(rows))]
 
@@ -202,8 +212,10 @@ def create_many(
     Raises:
         TooLargeError: more than `max_items` items (413), or an item over a size limit (its
             index in the message and in `extra["index"]`).
-        InvalidInputError: no items, or an item breaks a rule (422, its index named); nothing
-            is written.
+        InvalidInputError: no items, or an item breaks a rule, checked first or as it is
+            written (422, its index named); nothing is written.
+        ConflictError: a keyed item's write collided with a concurrent one (409, its index
+            named); nothing is written.
         EmbeddingError: the model failed (503); nothing is written.
     """
     if not items:
