@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Depends, Header, Request
+from fastapi import Depends, Header, Request, Security
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from service.api.auth import Principal, authenticate
 from service.container import Services
@@ -27,9 +28,20 @@ async def get_services(request: Request) -> Services:
 ServicesDep = Annotated[Services, Depends(get_services)]
 
 
+#: The API key as the OpenAPI document declares it (a `bearer` security scheme, which Swagger
+#: UI's Authorize button fills); it checks nothing itself (`auto_error=False`): `get_principal`
+#: authenticates, with the service's own 401 body.
+BEARER = HTTPBearer(
+    auto_error=False,
+    scheme_name="apiKey",
+    description="`Authorization: Bearer <key>`, a key of `RATIONALE_API_KEYS` (none in dev mode).",
+)
+
+
 async def get_principal(
     services: ServicesDep,
-    authorization: Annotated[str | None, Header(description="Bearer <API key>")] = None,
+    _declared: Annotated[HTTPAuthorizationCredentials | None, Security(BEARER)],
+    authorization: Annotated[str | None, Header(include_in_schema=False)] = None,
 ) -> Principal:
     """Authenticate the request's API key (401 when missing or unknown)."""
     return authenticate(services.settings, authorization)

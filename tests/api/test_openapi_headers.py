@@ -88,3 +88,26 @@ def test_the_declared_idempotency_key_limits_are_the_enforced_ones(tenant: Tenan
     )
     assert other.status_code == 422 and other.json()["code"] == "input.invalid", other.text
     assert "different request" in other.json()["detail"]
+
+
+def test_every_v1_operation_declares_the_bearer_key(app_client: TestClient) -> None:
+    """The key is a security scheme (Swagger UI's Authorize), not an optional header (trial 6)."""
+    spec = app_client.get("/openapi.json").json()
+    assert spec["components"]["securitySchemes"]["apiKey"] == {
+        "type": "http",
+        "scheme": "bearer",
+        "description": spec["components"]["securitySchemes"]["apiKey"]["description"],
+    }
+    operations = [
+        (path, operation)
+        for path, methods in spec["paths"].items()
+        if path.startswith("/v1/")
+        for operation in methods.values()
+    ]
+    assert len(operations) > 15
+    for path, operation in operations:
+        assert operation.get("security") == [{"apiKey": []}], path
+        assert _header(operation, "authorization") is None, path
+    # The service's own 401 still answers a request without a key.
+    r = app_client.post("/v1/recall", json={"query": "anything"})
+    assert r.status_code == 401 and r.json()["code"] == "auth.invalid_key", r.text
