@@ -14,6 +14,7 @@ from service.domain.ingestion.report import UnitOutcome, build_report, failed_ou
 from service.domain.ingestion.source import (
     create_source,
     finish_source,
+    finish_stopped,
     recorded_units,
     refused_units,
 )
@@ -31,7 +32,7 @@ from service.domain.reasoning import ReasoningService
 from service.domain.text import clean_text
 from service.errors import RationaleError, TooLargeError, UnsupportedFormat
 from service.graph.query_names import QueryName
-from service.graph.repository import Graph
+from service.graph.repository import Graph, Row
 from service.origins import Origin
 
 #: Called after parsing with `(0, units)` and after each unit with `(units done, units)`.
@@ -93,7 +94,9 @@ class IngestionService:
         interrupted attempt never reached — are processed. So re-ingesting a complete source
         creates nothing; re-ingesting a partial one retries exactly its failed units. After each
         attempt the source gets `status` `complete` (every unit ok or refused) or `partial`
-        (`units_failed` lists the keys), `attempts`, `last_attempt_at` and `completed_at`.
+        (`units_failed` lists the keys), `attempts`, `last_attempt_at` and `completed_at` --
+        also an attempt an unexpected failure stopped (a 500): the units it did not finish are
+        failed (`finish_stopped`), so no source is left `in_progress` and a retry writes them.
         Concurrent ingests of the same content meet on one source (a uniqueness constraint on
         `(namespace, sha256)`; only one reports `new: true`), and each unit's transaction first
         locks the source and reads what is recorded from that unit: a unit another ingest wrote
@@ -187,25 +190,50 @@ class IngestionService:
                 resolved, units = parsed.format, unique_keys(parsed.units)
             else:
                 source = created
+        slots: list[UnitOutcome | None] = [None] * len(units)
+        try:
+            processed = self._process(writer, source, new, units, slots, progress)
+        except BaseException as exc:
+            # Not a unit's domain error (those fail the unit alone): a bug, an interrupt. The
+            # source must not stay `in_progress` with nothing to say what happened.
+            finish_stopped(self.graph, source, namespace, units, slots, exc)
+            raise
+        outcomes = [o for o in slots if o is not None]
+        status = finish_source(self.graph, source, namespace, outcomes, len(units), processed)
+        return build_report(
+            source, parsed, units, sha256, len(raw), source_name, new, status, outcomes, started
+        )
+
+    def _process(
+        self,
+        writer: Writer,
+        source: Row,
+        new: bool,
+        units: Sequence[IngestUnit],
+        slots: list[UnitOutcome | None],
+        progress: Progress | None,
+    ) -> int:
+        """Fill `slots` with each unit's outcome: read back, refused earlier, or written now.
+
+        Returns:
+            How many units this attempt wrote (or tried to).
+        """
         source_uid: str = source["uid"]
-        done = {} if new else recorded_units(self.graph, namespace, source_uid)
+        done = {} if new else recorded_units(self.graph, writer.namespace, source_uid)
         gate = self.settings.ingestion_quality_policy == "refuse"
         # Units refused earlier stay refused while the policy is `refuse`; under `annotate` they
         # are processed (and stored with their assessment) like failed ones.
         refused = refused_units(source) if gate and not new else {}
         total = len(units)
-        slots: list[UnitOutcome | None] = []
         pending: list[tuple[int, IngestUnit]] = []
         for i, unit in enumerate(units):
-            outcome: UnitOutcome | None = None
             if unit.key in done:
-                outcome = done[unit.key]
-                outcome.title = printable(unit.title)
+                slots[i] = done[unit.key]
+                done[unit.key].title = printable(unit.title)
             elif unit.key in refused:
-                outcome = refused[unit.key]
+                slots[i] = refused[unit.key]
             else:
                 pending.append((i, unit))
-            slots.append(outcome)
         finished = total - len(pending)
         if progress is not None:
             progress(finished, total)
@@ -224,13 +252,7 @@ class IngestionService:
                     finished += 1
                     if progress is not None:
                         progress(finished, total)
-        outcomes = [o for o in slots if o is not None]
-        processed = len(pending)
-
-        status = finish_source(self.graph, source, namespace, outcomes, total, processed)
-        return build_report(
-            source, parsed, units, sha256, len(raw), source_name, new, status, outcomes, started
-        )
+        return len(pending)
 
     def _stage(
         self, window: Sequence[tuple[int, IngestUnit]], pool: ThreadPoolExecutor

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import json
+import logging
 import uuid
 from collections.abc import Sequence
 
-from service.domain.ingestion.report import UnitOutcome
+from service.domain.ingestion.report import UnitOutcome, printable
 from service.domain.memories import Writer, utcnow
-from service.domain.models import Kind
+from service.domain.models import IngestUnit, Kind
+from service.errors import RationaleError
 from service.graph.query_names import QueryName
 from service.graph.repository import Graph, Row
+
+log = logging.getLogger(__name__)
 
 SOURCE_COMPLETE = "complete"
 SOURCE_PARTIAL = "partial"
@@ -179,3 +183,46 @@ def finish_source(
             },
         )
     return status
+
+
+def finish_stopped(
+    graph: Graph,
+    source: Row,
+    namespace: str,
+    units: Sequence[IngestUnit],
+    slots: Sequence[UnitOutcome | None],
+    exc: BaseException,
+) -> None:
+    """Record an attempt that an unexpected failure stopped, so the source is not left behind.
+
+    Each unit's own transaction was committed whole or rolled back, but the source was created
+    (`in_progress`) or updated before the units: recorded like any attempt (`finish_source`),
+    with every unit the attempt did not finish `failed`, the source is `partial` and a retry
+    (the same content again) writes exactly those units. Whoever called still gets `exc`;
+    a failure to record the attempt (Neo4j gone) is logged, never raised in its place.
+
+    Args:
+        graph: the query runner.
+        source: the `:Source` row (``uid``, ``status``).
+        namespace: the tenant.
+        units: the document's units, in order.
+        slots: the outcome of each unit so far, None for those not finished.
+        exc: what stopped the attempt.
+    """
+    error = printable(
+        f"internal: the ingest stopped before this unit was written ({type(exc).__name__}); "
+        "nothing of it was kept, send the document again to retry it"
+    )
+    outcomes = [
+        done or UnitOutcome(key=u.key, title=printable(u.title), status="failed", error=error)
+        for u, done in zip(units, slots, strict=True)
+    ]
+    try:
+        finish_source(graph, source, namespace, outcomes, len(units), len(units))
+    except RationaleError as failure:
+        log.warning(
+            "ingest: source %s: the stopped attempt was not recorded (%s): %s",
+            source["uid"],
+            failure.code,
+            failure.message,
+        )

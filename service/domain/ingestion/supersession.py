@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
-from service.domain.memories import MemoryService, Writer, encode_metadata, utcnow
+from service.domain.memories import MemoryService, Writer, encode_metadata, shifted, utcnow
 from service.graph.query_names import QueryName
 from service.graph.records import MemoryRecord
 from service.graph.repository import Tx
@@ -24,6 +24,9 @@ from service.graph.repository import Tx
 OWN_STATUS = "its own status"
 #: The ADR properties every new version of an ADR decision carries over.
 _ADR_FIELDS = ("adr_name", "adr_supersedes", "adr_superseded_by", "adr_amends")
+#: The least step of time: a closing version is written, and a rejected decision ends, this
+#: long after (`shifted`: a time at the end of the range gives `InvalidInputError`, not a 500).
+_TICK = timedelta(microseconds=1)
 
 
 def supersede(
@@ -65,6 +68,10 @@ def supersede(
 
     Returns:
         `[{memory_id, supersedes_memory_id, unit}]`, one per new `SUPERSEDES` link.
+
+    Raises:
+        InvalidInputError: a record that says it ended, dated the last instant a time can hold
+            (9999-12-31T23:59:59.999999Z): its end cannot come after it.
     """
     # Its current version: a stated outcome may have challenged it in this transaction.
     current = tx.memory(
@@ -121,8 +128,8 @@ def supersede(
         )
     # Only this record's own decision: an equal decision text of another record is not its.
     if ended and me.valid_to is None and decision.stored("adr_name") == adr["name"]:
-        at = max(utcnow(), now + timedelta(microseconds=1))
-        start = me.valid_from + timedelta(microseconds=1)
+        at = max(utcnow(), shifted(now, _TICK, what="the write's time"))
+        start = shifted(me.valid_from, _TICK, what=f"the date of ADR {adr['name']} ({ended})")
         end = start if ended == "rejected" else max(at, start)
         _end(tx, memories, writer, me, end, at, str(ended), OWN_STATUS, decision)
     return links
@@ -177,7 +184,7 @@ def _close(
     Already closed by its own status at a later time than the newer one's `valid_from`, it is
     closed again at that `valid_from` (the record had not said when it ended; its successor does).
     """
-    at = max(utcnow(), now + timedelta(microseconds=1))
+    at = max(utcnow(), shifted(now, _TICK, what="the write's time"))
     by = f"ADR {newer.stored('adr_name')}"
     if older.valid_to is not None:
         own = closed_by(older).get("by") == OWN_STATUS

@@ -8,6 +8,7 @@ from service.domain.memories.rows import (
     build_memory_row,
     encode_metadata,
     iso_utc,
+    shifted,
     utcnow,
 )
 from service.domain.memories.store import MemoryService
@@ -25,5 +26,6 @@ __all__ = [
     "encode_metadata",
     "iso_utc",
     "memory_public",
+    "shifted",
     "utcnow",
 ]

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from service.domain.memories.rows import iso_utc, utcnow
+from service.domain.memories.rows import iso_utc, shifted, utcnow
 from service.errors import InvalidInputError
 from service.graph.records import MemoryRecord
 
@@ -97,11 +97,14 @@ def after_key_values(
 
     Returns:
         `(props, now)`, unchanged when no value began after `now`.
+
+    Raises:
+        InvalidInputError: a value's `system_from` at the last instant a time can hold.
     """
     latest = max((v.system_from for v in values), default=now)
     if latest <= now:
         return props, now
-    later = max(utcnow(), latest + timedelta(microseconds=1))
+    later = max(utcnow(), shifted(latest, timedelta(microseconds=1), what="system_from"))
     moved = {**props, "system_from": later}
     if props["valid_from"] == now:
         moved["valid_from"] = later

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from service.domain.models import Kind, Writer
@@ -54,6 +54,37 @@ def iso_utc(value: datetime) -> str:
     error naming a memory's time read as another time than the memory's own fields.
     """
     return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def shifted(value: datetime, delta: timedelta, *, what: str) -> datetime:
+    """Return `value + delta`, refused when that falls outside the times a `datetime` can hold.
+
+    Times run from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z; a given time at an end
+    (e.g. a record dated the last microsecond, whose end must come after it) cannot move past it.
+
+    Args:
+        value: the time (timezone-aware UTC datetime), e.g. a memory's `valid_from`.
+        delta: how far to move it.
+        what: what `value` is, named in the message (e.g. ``"valid_from"``).
+
+    Raises:
+        InvalidInputError: e.g. `valid_from: 9999-12-31T23:59:59.999999Z is too close to the
+            end of time: 1 microsecond after it cannot be held ...`.
+    """
+    try:
+        return value + delta
+    except OverflowError:
+        side, where = ("end", "after") if delta > timedelta(0) else ("start", "before")
+        raise InvalidInputError(
+            f"{what}: {iso_utc(value)} is too close to the {side} of time: {_span(delta)} "
+            f"{where} it cannot be held (times run from 0001-01-01T00:00:00Z to "
+            "9999-12-31T23:59:59.999999Z); give a time within that range"
+        ) from None
+
+
+def _span(delta: timedelta) -> str:
+    micros = abs(delta) // timedelta(microseconds=1)
+    return "1 microsecond" if micros == 1 else f"{micros} microseconds"
 
 
 def check_period(valid_from: datetime, valid_to: datetime | None, *, defaulted: bool) -> None:

@@ -48,9 +48,8 @@ def equality_of(props: Mapping[str, Any]) -> dict[str, Any]:
     one must still be valid then) and whether it was given (`explicit`: then the equal one must
     also have begun by it). A defaulted start is the write's clock reading, taken before the
     locks: an equal write that committed meanwhile began after it and is still equal. An unkeyed
-    memory's place in its material (`episode`, `position`) is part of it: the same words at
-    another turn, or in another session ("ok", "(no output)"), are another memory with their own
-    context; a keyed fact is equal by its key and value wherever it was stated.
+    memory's place (`episode`, `position`) is part of it ("ok" at another turn is another memory);
+    a keyed fact is equal by its key and value wherever it was stated.
 
     Args:
         props: the row from `MemoryService.new_props`.

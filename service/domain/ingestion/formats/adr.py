@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 from pathlib import PurePosixPath
 
 from service.domain.ingestion.formats.adr_options import (
@@ -48,6 +49,8 @@ _DECIDED = re.compile(
 )
 #: Preamble paragraphs that are navigation or admonition fences, not content.
 _PREAMBLE_NOISE = re.compile(r"(?i)^\s*(?::::.*|(?:table of )?contents:?|\[toc\])\s*$")
+#: The last time a `datetime` holds: a record dated then that says it ended cannot end after it.
+_LAST_INSTANT = datetime.max.replace(tzinfo=UTC)
 _META_DATE_KEYS = ("date", "last revised", "last updated", "accepted", "created", "decision date")
 #: What a record's own status (or a ``[superseded]`` mark in its title) says when its decision no
 #: longer holds, in the order they are looked for.
@@ -153,9 +156,10 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
     ``decision`` is ``"<title>: <decision>"`` with status ``active``.
 
     Metadata comes from front matter, ``Key: value`` lines or list items before the first
-    section, and metadata tables (two columns, or a header row and a value row); status from
-    front matter, metadata or a Status section, its history from the Changelog and later
-    status lines. Relations are read in the title, status, metadata, preamble (admonitions
+    section (each line its own key, also on consecutive lines; a line that is none continues
+    the value above it), and metadata tables (two columns, or a header row and a value row);
+    status from front matter, metadata or a Status section, its history from the Changelog
+    and later status lines. Relations are read in the title, status, metadata, preamble (admonitions
     such as ``:::note Superseded``) and links sections: "superseded by X" / "supersedes X",
     "replaces X", "(partly) undo X" fill ``superseded_by`` / ``supersedes`` (a `SUPERSEDES`
     link); "amends/builds on/extends/refines X" and, anywhere in the body, "Following [ADR
@@ -177,8 +181,9 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
         amends links and unplaced sections in ``extra``.
 
     Raises:
-        FormatError: no decision section or decision statement, or front matter that is not
-            YAML.
+        FormatError: no decision section or decision statement, front matter that is not
+            YAML, or a record that says it ended dated 9999-12-31T23:59:59.999999Z (the last
+            instant a time can hold: its end cannot come after it).
     """
     doc = read_document(content)
     stem = source_stem(source_name)
@@ -202,7 +207,13 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
     # relations
     texts = [title, status, *history]
     texts += [f"{k} {v}" for k, v in meta_kv.items() if k != "title"]
-    texts += [b.text for b in doc.preamble if b.kind != "table"]
+    # A metadata paragraph line by line (a "superseded by X" status is not followed by its date).
+    texts += [
+        line
+        for b in doc.preamble
+        if b.kind != "table"
+        for line in (b.lines if key_values([b]) else (b.text,))
+    ]
     texts += [i for s in doc.of("links") for b in s.blocks for i in (b.items or (b.text,))]
     relations: dict[str, list[str]] = {
         "supersedes": [],
@@ -218,6 +229,13 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
     relations["amends"] = [k for k in relations["amends"] if k not in relations["supersedes"]]
     date = next((meta_kv[k] for k in _META_DATE_KEYS if k in meta_kv), None)
     valid_from = parse_time(doc.meta.get("date")) or parse_time(date)
+    ended = lifecycle(status, title, relations["superseded_by"])
+    if ended and valid_from == _LAST_INSTANT:
+        raise FormatError(
+            f"adr: {source_name}: dated {valid_from.isoformat().replace('+00:00', 'Z')}, the "
+            f"last instant a time can hold, yet {ended}: its end cannot come after its date; "
+            "give the record's real date"
+        )
 
     steps: list[StepDraft] = []
     observations: list[str] = []
@@ -328,7 +346,7 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
                 "adr_key": own,
                 "status": status,
                 "status_history": history,
-                "lifecycle": lifecycle(status, title, relations["superseded_by"]),
+                "lifecycle": ended,
                 "options": options,
                 "chosen": [options[i] for i in chosen],
                 "amends": relations["amends"],

@@ -264,33 +264,67 @@ def read_document(content: str) -> Document:
     return Document(meta, title, preamble, sections)
 
 
+def _key_line(line: str) -> tuple[str, str] | None:
+    """Return ``(key, value)`` of a ``Key: value`` line (value may be empty), else None.
+
+    The key is the text before the first ``:``, without emphasis marks, lower-cased, 1 to 30
+    characters and no URL (``https://...`` is no key).
+    """
+    key, sep, value = line.partition(":")
+    key = key.strip("*_ ").lower()
+    if sep and 0 < len(key) <= 30 and "http" not in key:
+        return key, value.strip()
+    return None
+
+
+def _paragraph_pairs(lines: Iterable[str]) -> list[tuple[str, str]]:
+    """Return the ``key: value`` pairs of a paragraph whose first line is a ``Key: value`` line.
+
+    Each line that is a ``Key: value`` line is its own key (``Date: 2023-05-01`` then
+    ``Status: rejected`` on the next line are two keys); a line that is not continues the value
+    above it, as the source only wrapped it. A paragraph that begins otherwise is prose: none.
+    """
+    pairs: list[tuple[str, str]] = []
+    for line in lines:
+        pair = _key_line(line)
+        if pair is not None:
+            pairs.append(pair)
+        elif not pairs:
+            return []
+        else:
+            key, value = pairs[-1]
+            pairs[-1] = (key, f"{value} {line}".strip())
+    return pairs
+
+
 def key_values(blocks: Iterable[Block]) -> dict[str, str]:
     """Return ``key: value`` metadata of list items, lines and two-column or header tables.
 
     A two-row table is read as a header row of keys over a row of values first; a two-column
-    table also as one ``key | value`` pair per row. Keys are lower-cased; the first value of a
-    key wins.
+    table also as one ``key | value`` pair per row. A list item is one ``Key: value`` pair; a
+    paragraph whose first line is a ``Key: value`` line has one pair per such line, each other
+    line continuing the value above it (`_paragraph_pairs`). Keys are lower-cased; the first
+    value of a key wins; empty values are left out.
     """
     found: dict[str, str] = {}
     for block in blocks:
+        pairs: list[tuple[str, str]] = []
         if block.kind == "table":
             rows = [[c.strip() for c in row.split(" | ")] for row in block.text.splitlines()]
-            pairs: list[tuple[str, str]] = []
             if len(rows) == 2:
                 pairs += list(zip(rows[0], rows[1], strict=False))
             if rows and all(len(r) == 2 for r in rows):
                 start = 1 if rows[0][0].lower() in ("key", "field", "name", "property", "") else 0
                 pairs += [(r[0], r[1]) for r in rows[start:]]
-            for key, value in pairs:
-                if key and value:
-                    found.setdefault(key.strip("* ").lower(), value.strip())
-            continue
-        lines = block.items if block.kind == "list" else tuple(block.text.splitlines())
-        for line in lines:
-            key, sep, value = line.partition(":")
-            key = key.strip("*_ ").lower()
-            if sep and 0 < len(key) <= 30 and value.strip() and "http" not in key:
-                found.setdefault(key, value.strip())
+            pairs = [(k.strip("* ").lower(), v.strip()) for k, v in pairs if k and v]
+        elif block.kind == "paragraph" and block.lines:
+            pairs = _paragraph_pairs(block.lines)
+        else:
+            lines = block.items if block.kind == "list" else tuple(block.text.splitlines())
+            pairs = [p for p in (_key_line(line) for line in lines) if p is not None]
+        for key, value in pairs:
+            if key and value:
+                found.setdefault(key, value)
     return found
 
 

@@ -141,6 +141,10 @@ def as_text(value: Any) -> str:
 def parse_time(value: Any) -> datetime | None:
     """Return a timestamp as a timezone-aware UTC datetime, or None when it is not one.
 
+    A time with another offset is converted to UTC; one that then falls outside the times a
+    `datetime` can hold (``9999-12-31T23:59:59-05:00`` is in year 10000 in UTC) is None too,
+    like any time that cannot be read.
+
     Args:
         value: a datetime (naive = UTC), a date (UTC midnight) or an ISO 8601 string.
 
@@ -148,13 +152,19 @@ def parse_time(value: Any) -> datetime | None:
         The time in UTC, or None for anything else (including unparsable strings).
     """
     if isinstance(value, datetime):
-        return value if value.tzinfo else value.replace(tzinfo=UTC)
-    if isinstance(value, date):
+        parsed = value
+    elif isinstance(value, date):
         return datetime(value.year, value.month, value.day, tzinfo=UTC)
-    if not isinstance(value, str) or not value.strip():
+    elif not isinstance(value, str) or not value.strip():
         return None
+    else:
+        try:
+            parsed = datetime.fromisoformat(value.strip())
+        except ValueError:
+            return None
+    if not parsed.tzinfo:
+        return parsed.replace(tzinfo=UTC)
     try:
-        parsed = datetime.fromisoformat(value.strip())
-    except ValueError:
+        return parsed.astimezone(UTC)
+    except OverflowError:
         return None
-    return parsed.astimezone(UTC) if parsed.tzinfo else parsed.replace(tzinfo=UTC)

@@ -21,18 +21,23 @@ class Block:
 
     Attributes:
         kind: ``heading``, ``paragraph``, ``list``, ``table``, ``code``, ``html``, ``blockquote``...
-        text: its plain text (list items as ``- item`` lines, table rows as ``a | b``).
+        text: its plain text (list items as ``- item`` lines, table rows as ``a | b``); a
+            paragraph's lines are joined by spaces where the source only wrapped them (soft
+            line breaks), as Markdown renders them.
         items: a list's items (empty for other kinds).
         level: a heading's level (0 for other kinds).
+        lines: a paragraph's lines as written (soft line breaks kept), e.g. consecutive
+            ``Key: value`` lines (empty for other kinds).
     """
 
     kind: str
     text: str
     items: tuple[str, ...] = ()
     level: int = 0
+    lines: tuple[str, ...] = ()
 
 
-def _inline_text(token: Token) -> str:
+def _inline_text(token: Token, softbreak: str = " ") -> str:
     parts: list[str] = []
     for child in token.children or []:
         if child.type == "text":
@@ -40,7 +45,7 @@ def _inline_text(token: Token) -> str:
         elif child.type == "code_inline":
             parts.append(f"`{child.content}`")
         elif child.type == "softbreak":
-            parts.append(" ")
+            parts.append(softbreak)
         elif child.type == "hardbreak":
             parts.append("\n")
         elif child.type == "image":
@@ -48,8 +53,8 @@ def _inline_text(token: Token) -> str:
     return "".join(parts).strip()
 
 
-def _inner_text(tokens: Sequence[Token]) -> str:
-    parts = [_inline_text(t) for t in tokens if t.type == "inline"]
+def _inner_text(tokens: Sequence[Token], softbreak: str = " ") -> str:
+    parts = [_inline_text(t, softbreak) for t in tokens if t.type == "inline"]
     parts += [t.content.strip() for t in tokens if t.type in ("fence", "code_block")]
     return "\n".join(p for p in parts if p)
 
@@ -103,6 +108,15 @@ def parse_blocks(markdown: str) -> list[Block]:
                         rows.append(" | ".join(cells))
                         cells = []
                 blocks.append(Block("table", "\n".join(rows)))
+            elif token.type == "paragraph_open":
+                lines = _inner_text(inner, softbreak="\n").splitlines()
+                blocks.append(
+                    Block(
+                        "paragraph",
+                        _inner_text(inner),
+                        lines=tuple(ln.strip() for ln in lines if ln.strip()),
+                    )
+                )
             else:
                 kind = token.type[: -len("_open")]
                 blocks.append(Block(kind, _inner_text(inner)))
