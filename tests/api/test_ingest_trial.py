@@ -320,3 +320,31 @@ def test_a_reply_with_technical_content_stays_a_decision(tenant: Tenant) -> None
     assert body["format"] == "codex"
     decision = decision_of(tenant, body)
     assert decision["content"] == "You're absolutely right! The fix is to pin `ruff==0.5.0`."
+
+
+def test_the_same_words_in_two_documents_are_two_memories_in_their_own_places(
+    tenant: Tenant, neo4j_driver: Driver
+) -> None:
+    """An observation sits in its document (trial 6: one "(no output)" served three sessions)."""
+
+    def episode(country: str, capital: str) -> str:
+        return (
+            f"Question: What is the capital of {country}?\n"
+            f"Thought 1: I should look up {country}.\nAction 1: Search[{country}]\n"
+            f"Observation 1: {country}'s capital is {capital}.\n"
+            f"Thought 2: The capital of {country} is {capital}.\nAction 2: Finish[{capital}]\n"
+            "Observation 2: Episode finished, reward = 1\n"
+        )
+
+    ingest_ok(tenant, episode("France", "Paris"), "run-a.txt", "react")
+    ingest_ok(tenant, episode("Spain", "Madrid"), "run-b.txt", "react")
+    # An edited copy of run-a ingested again (another source) finds its unchanged words.
+    edited = ingest_ok(tenant, episode("France", "Paris") + "\n", "run-a.txt", "react")
+    assert edited["created"].get("observation", 0) == 0, edited["created"]
+    records, _, _ = neo4j_driver.execute_query(
+        "MATCH (m:Memory {namespace: $ns, content: 'Episode finished, reward = 1'}) "
+        "WHERE m.system_to IS NULL RETURN m.episode AS episode ORDER BY episode",
+        ns=tenant.namespace,
+    )
+    episodes = [r["episode"] for r in records]
+    assert episodes == ["run-a.txt/episode-1", "run-b.txt/episode-1"], episodes

@@ -219,6 +219,9 @@ class IngestionService:
             How many units this attempt wrote (or tried to).
         """
         source_uid: str = source["uid"]
+        # The document a unit's memories sit in (their episode's root): the source's name, so
+        # that an edited copy of it ingested again (another source) finds its unchanged units.
+        document = str(source.get("name") or source_uid)
         done = {} if new else recorded_units(self.graph, writer.namespace, source_uid)
         gate = self.settings.ingestion_quality_policy == "refuse"
         # Units refused earlier stay refused while the policy is `refuse`; under `annotate` they
@@ -247,7 +250,7 @@ class IngestionService:
                     (self._stage(windows[k + 1], pool) if k + 1 < len(windows) else None),
                 )
                 assert current is not None
-                for i, outcome in self._write_window(writer, source_uid, current, gate):
+                for i, outcome in self._write_window(writer, source_uid, document, current, gate):
                     slots[i] = outcome
                     finished += 1
                     if progress is not None:
@@ -273,7 +276,7 @@ class IngestionService:
         )
 
     def _write_window(
-        self, writer: Writer, source_uid: str, staged: StagedWindow, gate: bool
+        self, writer: Writer, source_uid: str, document: str, staged: StagedWindow, gate: bool
     ) -> Iterator[tuple[int, UnitOutcome]]:
         """Wait for a window's embeddings, then write each unit in its own transaction (yielded as done)."""
         yield from staged.failed
@@ -287,7 +290,7 @@ class IngestionService:
             yield (
                 i,
                 self.writer.process(
-                    writer, source_uid, unit, c, [vectors[t] for t in c.texts], gate
+                    writer, source_uid, document, unit, c, [vectors[t] for t in c.texts], gate
                 ),
             )
 

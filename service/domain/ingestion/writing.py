@@ -48,12 +48,18 @@ class UnitWriter:
         self,
         writer: Writer,
         source_uid: str,
+        document: str,
         unit: IngestUnit,
         cleaned: CleanedUnit,
         vectors: Sequence[list[float]],
         gate: bool,
     ) -> UnitOutcome:
-        """Write one unit in its own transaction; a domain error fails (or refuses) it alone."""
+        """Write one unit in its own transaction; a domain error fails (or refuses) it alone.
+
+        The unit's observations form the episode `<document>/<unit key>` (`document`: the
+        source's name), each at its position: the same words elsewhere are other memories, and
+        an unchanged unit of an edited document ingested again is found as it was stored.
+        """
         title = printable(unit.title)
         now = utcnow()
         try:
@@ -68,7 +74,7 @@ class UnitWriter:
                     valid_from=unit.valid_from,
                     # The unit is the episode: each observation is indexed for lexical search
                     # with the unit's title and the observation before it.
-                    episode=f"{source_uid}/{unit.key}",
+                    episode=f"{document}/{unit.key}",
                     position=position,
                     context=_context(unit.title, text),
                 )
