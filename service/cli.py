@@ -151,6 +151,8 @@ class _IngestRow:
     failed: int = 0
     refused: int = 0
     problems: str = ""
+    #: The report's warnings, document-level and per unit (`<code>` or `<code> (unit <key>)`).
+    warnings: list[str] = field(default_factory=list)
     error: bool = False
     time_s: float = 0.0
 
@@ -207,7 +209,9 @@ def ingest(
     """Ingest handed-in material (origin `ingestion`) and print a summary per file.
 
     Each file is one source and each of its units one transaction. Re-ingesting a file creates
-    nothing and retries only its failed units. Exit code 1 when a file or a unit failed.
+    nothing and retries only its failed units. The report's warnings (skipped JSON Lines, a
+    fall-back to text, ...) are listed after the table. Exit code 1 when a file or a unit
+    failed, 2 on bad usage (unknown format, bad namespace, nothing to ingest).
     """
     from rich.progress import (
         BarColumn,
@@ -234,8 +238,9 @@ def ingest(
         raise typer.Exit(2)
     files = _expand(paths)
     if not files:
-        console.print("[yellow]no files to ingest[/yellow]")
-        raise typer.Exit(0)
+        # A usage error (exit code 2, as a bad format or namespace): scripts must notice.
+        console.print("[red]no files to ingest[/red] (empty folders, or only hidden files)")
+        raise typer.Exit(2)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
         services = build_services(settings_or_exit())
@@ -293,6 +298,14 @@ def ingest(
                     row.problems = "; ".join(
                         f"{u['key']}: {u['error']}" for u in report["units"] if u["status"] != "ok"
                     )[:300]
+                    row.warnings = [
+                        w["code"] if w["unit"] is None else f"{w['code']} (unit {w['unit']})"
+                        for w in report["warnings"]
+                    ]
+                    if row.warnings:
+                        many = len(row.warnings)
+                        note = f"{many} warning{'s' if many > 1 else ''} (below)"
+                        row.problems = f"{row.problems}; {note}" if row.problems else note
                 row.time_s = time.monotonic() - started
                 rows.append(row)
                 progress.remove_task(task)
@@ -326,6 +339,13 @@ def ingest(
         "",
     )
     console.print(table)
+    # One line per warning, after the table: never cut to the column's width, and greppable
+    # when piped. Warnings leave the exit code alone (0 unless a file or a unit failed).
+    for r in rows:
+        for warning in r.warnings:
+            console.print(
+                f"warning: {r.file}: {warning}", markup=False, highlight=False, soft_wrap=True
+            )
     if any(r.error or r.failed for r in rows):
         raise typer.Exit(1)
 

@@ -20,12 +20,18 @@ if TYPE_CHECKING:
 
 
 def _json_out(value: Any) -> None:
+    """Print a domain result (a dataclass) as JSON, the one place the commands write JSON.
+
+    Values are serialised as the API's responses are (pydantic): times as ISO 8601 with `T`
+    and `Z` (`2026-12-05T00:42:39.326839Z`), not `str(datetime)`'s `... 00:42:39+00:00`.
+    """
     import json
     from dataclasses import asdict
 
+    from pydantic_core import to_jsonable_python
     from rich.console import Console
 
-    Console().print_json(json.dumps(asdict(value), default=str))
+    Console().print_json(json.dumps(to_jsonable_python(asdict(value), fallback=str)))
 
 
 def _services_or_exit() -> Services:
@@ -109,7 +115,10 @@ def precedents(
 
 
 def remember(
-    path: Annotated[Path, typer.Argument(help="JSON Lines file: one memory body per line.")],
+    path: Annotated[
+        Path,
+        typer.Argument(help="JSON Lines file (one memory body per line), or - for stdin."),
+    ],
     namespace: Annotated[str, typer.Option("--namespace", "-n", help="Namespace.")] = "default",
     actor: Annotated[str, typer.Option("--actor", help="Who writes (unless a line says).")] = "cli",
 ) -> None:
@@ -119,6 +128,7 @@ def remember(
     is checked before anything is written; the memories are then written in batches of
     RATIONALE_MAX_BATCH_ITEMS, each batch one embedding call and one transaction (all or
     nothing), exactly as `POST /v1/memories/batch`. Prints what was created and what existed.
+    `-` reads standard input. A UTF-8 BOM and CRLF line ends are accepted (as `ingest` does).
     Exit code 2 on bad input (the line is named), 1 when the service fails.
     """
     import json
@@ -137,18 +147,25 @@ def remember(
         raise typer.Exit(2)
     items: list[BatchItem] = []
     lines: list[int] = []
+    stdin = str(path) == "-"
+    name = "<stdin>" if stdin else str(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = typer.get_binary_stream("stdin").read() if stdin else path.read_bytes()
+        # utf-8-sig drops a leading BOM (an editor's on Windows), which json.loads refuses.
+        text = raw.decode("utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
-        typer.echo(f"{path}: {exc}", err=True)
+        typer.echo(f"{name}: {exc}", err=True)
         raise typer.Exit(2) from exc
-    for number, line in enumerate(text.splitlines(), start=1):
+    # Lines end at \n only (a CR before it is dropped): str.splitlines would also cut a line
+    # at a U+2028 or U+0085 inside a JSON string, which JSON allows unescaped.
+    for number, line in enumerate(text.split("\n"), start=1):
+        line = line.removesuffix("\r")
         if not line.strip():
             continue
         try:
             body = MemoryCreate.model_validate(json.loads(line))
         except (json.JSONDecodeError, ValidationError) as exc:
-            typer.echo(f"{path}:{number}: {exc}", err=True)
+            typer.echo(f"{name}:{number}: {exc}", err=True)
             raise typer.Exit(2) from exc
         writer = Writer(namespace=namespace, origin=Origin.USER, actor=body.actor or actor)
         items.append(
@@ -156,7 +173,7 @@ def remember(
         )
         lines.append(number)
     if not items:
-        typer.echo(f"{path}: no memories", err=True)
+        typer.echo(f"{name}: no memories", err=True)
         raise typer.Exit(2)
     services = _services_or_exit()
     size = services.settings.max_batch_items
@@ -167,7 +184,7 @@ def remember(
                 outcomes = create_many(services.memories, items[at : at + size], size)
             except (InvalidInputError, TooLargeError) as exc:
                 index = exc.extra.get("index")
-                where = f"{path}:{lines[at + index]}" if isinstance(index, int) else str(path)
+                where = f"{name}:{lines[at + index]}" if isinstance(index, int) else name
                 typer.echo(f"{where}: {exc.message} ({exc.code})", err=True)
                 raise typer.Exit(2) from exc
             created += sum(o.created for o in outcomes)

@@ -11,13 +11,15 @@ from rationale_client import (
     AsyncClient,
     Client,
     MemoryNotFoundError,
+    OutcomeCreate,
     RationaleError,
     RetryPolicy,
     TraceNotFoundError,
 )
 
 from bench.service_process import free_port
-from tests.client.helpers import observation, unique
+from tests.client.conftest import Service
+from tests.client.helpers import flaky_story, observation, unique
 
 
 def test_as_of_and_known_at_may_be_iso_strings(client: Client) -> None:
@@ -104,3 +106,45 @@ def test_other_ids_are_percent_encoded_into_their_route(client: Client, odd: str
     assert err.value.code == "memory.not_found"
     with pytest.raises(TraceNotFoundError):
         client.reasoning.get(odd)
+
+
+def test_lineage_and_outcomes_take_as_of_and_known_at(client: Client, service: Service) -> None:
+    trace, _ = flaky_story(client)
+    decision = client.memories.get(trace.produced[0].memory_id)
+    before = decision.system_from - timedelta(seconds=1)
+    text = decision.system_from.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    then = client.memories.lineage(decision.memory_id, as_of=text, known_at=decision.system_from)
+    assert then.memory.memory_id == decision.memory_id
+    with pytest.raises(MemoryNotFoundError):
+        client.memories.lineage(decision.memory_id, known_at=before)
+    earlier = datetime.now(UTC)
+    client.memories.record_outcome(
+        decision.memory_id, OutcomeCreate(result="success", content="green all week")
+    )
+    assert client.memories.outcomes(decision.memory_id).count == 1
+    assert client.memories.outcomes(decision.memory_id, known_at=earlier).count == 0
+
+    async def run() -> None:
+        async with AsyncClient(service.base_url, api_key=service.key_a) as rat:
+            with pytest.raises(MemoryNotFoundError):
+                await rat.memories.lineage(decision.memory_id, as_of=before, known_at=before)
+            assert (await rat.memories.outcomes(decision.memory_id, known_at=text)).count == 0
+
+    asyncio.run(run())
+
+
+def test_precedents_take_kinds_and_times_and_retrieval_explains(client: Client) -> None:
+    trace, _ = flaky_story(client)
+    decision = client.memories.get(trace.produced[0].memory_id)
+    before = decision.system_from - timedelta(seconds=1)
+    text = decision.system_from.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+    def found(**kwargs: object) -> list[str]:
+        answer = client.precedents(trace.task, limit=10, **kwargs)  # type: ignore[arg-type]
+        return [p.decision.memory_id for p in answer.items]
+
+    assert decision.memory_id in found(kinds=["decision"], as_of=text, known_at=text)
+    assert decision.memory_id not in found(known_at=before)
+    for retrieval in (client.recall, client.search):
+        hits = retrieval(trace.task, limit=3, explain=True)
+        assert hits.items and all(item.explain for item in hits.items)

@@ -83,12 +83,17 @@ def batch_memories(items: Sequence[b.MemoryCreate], key: str | None) -> Call[a.B
     return Call("POST", "/v1/memories/batch", a.BatchResult, body.to_json(), idempotency_key=key)
 
 
+def _times(as_of: datetime | str | None, known_at: datetime | str | None) -> dict[str, str] | None:
+    """Return the `as_of`/`known_at` query parameters given (None when neither is)."""
+    params = {k: _iso(v) for k, v in (("as_of", as_of), ("known_at", known_at)) if v is not None}
+    return params or None
+
+
 def get_memory(
     memory_id: str, as_of: datetime | str | None, known_at: datetime | str | None
 ) -> Call[a.Memory]:
     """`GET /v1/memories/{memory_id}?as_of=&known_at=`."""
-    params = {k: _iso(v) for k, v in (("as_of", as_of), ("known_at", known_at)) if v is not None}
-    return Call("GET", _memory(memory_id), a.Memory, params=params or None)
+    return Call("GET", _memory(memory_id), a.Memory, params=_times(as_of, known_at))
 
 
 def update_memory(memory_id: str, body: b.MemoryUpdate, if_match: int) -> Call[a.Memory]:
@@ -136,9 +141,12 @@ def history(memory_id: str) -> Call[a.Memories]:
     return Call("GET", _memory(memory_id, "/history"), a.Memories)
 
 
-def lineage(memory_id: str) -> Call[a.Lineage]:
-    """`GET /v1/memories/{memory_id}/lineage`."""
-    return Call("GET", _memory(memory_id, "/lineage"), a.Lineage)
+def lineage(
+    memory_id: str, as_of: datetime | str | None, known_at: datetime | str | None
+) -> Call[a.Lineage]:
+    """`GET /v1/memories/{memory_id}/lineage?as_of=&known_at=`."""
+    params = _times(as_of, known_at)
+    return Call("GET", _memory(memory_id, "/lineage"), a.Lineage, params=params)
 
 
 def dependents(memory_id: str) -> Call[a.Memories]:
@@ -155,9 +163,12 @@ def record_outcome(
     return Call("POST", path, a.OutcomeRecorded, json, idempotency_key=key)
 
 
-def list_outcomes(decision_id: str) -> Call[a.Outcomes]:
-    """`GET /v1/memories/{decision_id}/outcomes`."""
-    return Call("GET", _memory(decision_id, "/outcomes", "decision_id"), a.Outcomes)
+def list_outcomes(
+    decision_id: str, as_of: datetime | str | None, known_at: datetime | str | None
+) -> Call[a.Outcomes]:
+    """`GET /v1/memories/{decision_id}/outcomes?as_of=&known_at=`."""
+    path = _memory(decision_id, "/outcomes", "decision_id")
+    return Call("GET", path, a.Outcomes, params=_times(as_of, known_at))
 
 
 def find_precedents(body: b.PrecedentsRequest, key: str | None) -> Call[a.Precedents]:
@@ -219,11 +230,19 @@ def recall_body(
     kinds: Sequence[b.AnyKind] | None,
     as_of: datetime | str | None,
     known_at: datetime | str | None,
+    explain: bool = False,
 ) -> b.RecallRequest:
     """Build a recall body from keyword arguments (None = the server's default)."""
     kinds_list = list(kinds) if kinds is not None else None
     return b.RecallRequest(
-        **_set(query=query, limit=limit, kinds=kinds_list, as_of=as_of, known_at=known_at)
+        **_set(
+            query=query,
+            limit=limit,
+            kinds=kinds_list,
+            as_of=as_of,
+            known_at=known_at,
+            explain=explain or None,
+        )
     )
 
 
@@ -235,6 +254,7 @@ def search_body(
     include_superseded: bool,
     as_of: datetime | str | None,
     known_at: datetime | str | None,
+    explain: bool = False,
 ) -> b.SearchRequest:
     """Build a search body from keyword arguments (None = the server's default)."""
     return b.SearchRequest(
@@ -246,5 +266,20 @@ def search_body(
             include_superseded=include_superseded,
             as_of=as_of,
             known_at=known_at,
+            explain=explain or None,
         )
+    )
+
+
+def precedents_body(
+    situation: str,
+    limit: int,
+    kinds: Sequence[str] | None,
+    as_of: datetime | str | None,
+    known_at: datetime | str | None,
+) -> b.PrecedentsRequest:
+    """Build a precedents body from keyword arguments (None = the server's default)."""
+    kinds_list = list(kinds) if kinds is not None else None
+    return b.PrecedentsRequest(
+        **_set(situation=situation, limit=limit, kinds=kinds_list, as_of=as_of, known_at=known_at)
     )

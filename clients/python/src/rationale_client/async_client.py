@@ -128,6 +128,7 @@ class AsyncClient:
         kinds: Sequence[b.AnyKind] | None = None,
         as_of: datetime | str | None = None,
         known_at: datetime | str | None = None,
+        explain: bool = False,
         idempotency_key: str | None = None,
     ) -> a.Retrieval:
         """Recall context for an agent: current, valid, recall-visible memories and traces.
@@ -138,13 +139,14 @@ class AsyncClient:
             kinds: only these kinds (`fact`, `decision`, `procedure`, `observation`, `reasoning`).
             as_of: valid time: an aware datetime or an ISO 8601 string with an offset; default now.
             known_at: system time: an aware datetime or an ISO 8601 string with an offset; default now.
+            explain: also return each item's `explain` (why it matched).
             idempotency_key: reuse a key of your own instead of a generated one.
 
         Returns:
             `{items: [RetrievalItem], count}`, best first; each item has `score`,
             `has_reasoning` and `lineage`.
         """
-        body = c.recall_body(query, limit, kinds, as_of, known_at)
+        body = c.recall_body(query, limit, kinds, as_of, known_at, explain)
         return await self.send(c.recall(body, idempotency_key))
 
     async def search(
@@ -157,6 +159,7 @@ class AsyncClient:
         include_superseded: bool = False,
         as_of: datetime | str | None = None,
         known_at: datetime | str | None = None,
+        explain: bool = False,
         idempotency_key: str | None = None,
     ) -> a.Retrieval:
         """Search memories and traces, optionally by origin and including closed versions.
@@ -169,12 +172,15 @@ class AsyncClient:
             include_superseded: also return closed versions.
             as_of: valid time: an aware datetime or an ISO 8601 string with an offset; default now.
             known_at: system time: an aware datetime or an ISO 8601 string with an offset; default now.
+            explain: also return each item's `explain` (why it matched).
             idempotency_key: reuse a key of your own instead of a generated one.
 
         Returns:
             `{items: [RetrievalItem], count}`, best first, `origin` on each.
         """
-        body = c.search_body(query, limit, kinds, origins, include_superseded, as_of, known_at)
+        body = c.search_body(
+            query, limit, kinds, origins, include_superseded, as_of, known_at, explain
+        )
         return await self.send(c.search(body, idempotency_key))
 
     async def ingest(
@@ -204,10 +210,26 @@ class AsyncClient:
         return await self.send(c.ingest(body, idempotency_key))
 
     async def precedents(
-        self, situation: str, *, limit: int = 5, idempotency_key: str | None = None
+        self,
+        situation: str,
+        *,
+        limit: int = 5,
+        kinds: Sequence[str] | None = None,
+        as_of: datetime | str | None = None,
+        known_at: datetime | str | None = None,
+        idempotency_key: str | None = None,
     ) -> a.Precedents:
-        """Return past decisions resembling `situation`, with reasoning in brief and outcomes."""
-        body = b.PrecedentsRequest(situation=situation, limit=limit)
+        """Return past decisions resembling `situation`, with reasoning in brief and outcomes.
+
+        Args:
+            situation: the situation at hand.
+            limit: max precedents returned, 1..100.
+            kinds: only these kinds (`decision`, `procedure`, `fact`); default decisions.
+            as_of: valid time: an aware datetime or an ISO 8601 string with an offset; default now.
+            known_at: system time: an aware datetime or an ISO 8601 string with an offset; default now.
+            idempotency_key: reuse a key of your own instead of a generated one.
+        """
+        body = c.precedents_body(situation, limit, kinds, as_of, known_at)
         return await self.send(c.find_precedents(body, idempotency_key))
 
     async def diagnostics(self) -> a.Diagnostics:
@@ -312,13 +334,24 @@ class AsyncMemories:
         """Return every version, oldest first, with its four times and both provenances."""
         return await self._client.send(c.history(memory_id))
 
-    async def lineage(self, memory_id: str) -> a.Lineage:
-        """Return `{memory, versions, traces}`: why the memory is believed.
+    async def lineage(
+        self,
+        memory_id: str,
+        *,
+        as_of: datetime | str | None = None,
+        known_at: datetime | str | None = None,
+    ) -> a.Lineage:
+        """Return `{memory, versions, traces}`: why the memory is believed (as `get` picks it).
+
+        Args:
+            memory_id: the memory.
+            as_of: valid time: an aware datetime or an ISO 8601 string with an offset; default now.
+            known_at: system time: an aware datetime or an ISO 8601 string with an offset; default now.
 
         Raises:
-            MemoryNotFoundError: no such memory.
+            MemoryNotFoundError: no such memory (then) in this key's namespace.
         """
-        return await self._client.send(c.lineage(memory_id))
+        return await self._client.send(c.lineage(memory_id, as_of, known_at))
 
     async def challenge(
         self,
@@ -352,13 +385,25 @@ class AsyncMemories:
         """
         return await self._client.send(c.record_outcome(decision_id, body, idempotency_key))
 
-    async def outcomes(self, decision_id: str) -> a.Outcomes:
+    async def outcomes(
+        self,
+        decision_id: str,
+        *,
+        as_of: datetime | str | None = None,
+        known_at: datetime | str | None = None,
+    ) -> a.Outcomes:
         """Return a decision's outcomes in time order.
+
+        Args:
+            decision_id: the decision.
+            as_of: only outcomes observed by then (an aware datetime or an ISO 8601 string with
+                an offset); default all.
+            known_at: only outcomes recorded by then (same forms); default all.
 
         Raises:
             MemoryNotFoundError: no such decision.
         """
-        return await self._client.send(c.list_outcomes(decision_id))
+        return await self._client.send(c.list_outcomes(decision_id, as_of, known_at))
 
 
 class AsyncReasoning:

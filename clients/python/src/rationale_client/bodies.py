@@ -143,6 +143,8 @@ class RecallRequest(Body):
     kinds: list[AnyKind] | None = None
     as_of: AwareDatetime | None = None
     known_at: AwareDatetime | None = None
+    #: Ask for each item's `explain` (lexical and vector contributions, matched terms).
+    explain: bool = False
 
 
 class SearchRequest(RecallRequest):
