@@ -196,7 +196,7 @@ class Client:
         Args:
             content: the material itself (text, or JSON as text).
             source_name: its file name or URL.
-            format: `auto`, `swe-agent`, `react`, `openhands`, `adr` or `text`.
+            format: an `IngestFormat` (`auto`, a trajectory, session or ADR format, `text`).
             idempotency_key: reuse a key of your own instead of a generated one.
 
         Returns:
