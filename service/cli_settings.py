@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import difflib
+import json
 import os
 import sys
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 from pydantic import SecretStr, ValidationError
+from pydantic_core import to_jsonable_python
 
 from service.errors import RationaleError
 from service.settings import Settings, get_settings
@@ -132,12 +134,44 @@ def settings_or_exit() -> Settings:
         raise typer.Exit(BAD_SETTINGS_EXIT) from None
 
 
+def _default_cache_dir() -> Path:
+    from service.onnx_encoder import default_cache_dir
+
+    return default_cache_dir()
+
+
+#: What an unset (None) setting means, for the settings whose None stands for a computed value.
+UNSET_MEANS: dict[str, Callable[[], Any]] = {"embedding_cache_dir": _default_cache_dir}
+
+
+def shown_value(name: str, value: Any) -> str:
+    """Return a setting's value as `rationale settings` prints it: as it could be set again.
+
+    Args:
+        name: the `Settings` field name.
+        value: its value (not a secret: those are never passed).
+
+    Returns:
+        The effective value of an unset setting with a computed default (`UNSET_MEANS`: the
+        ONNX cache folder); compact JSON for a structured one (maps and lists, read back as
+        JSON by `Settings`); `str(value)` otherwise.
+    """
+    if value is None and name in UNSET_MEANS:
+        value = UNSET_MEANS[name]()
+    if isinstance(value, dict | list | tuple | set | frozenset):
+        return json.dumps(to_jsonable_python(value), ensure_ascii=False, separators=(",", ":"))
+    return str(value)
+
+
 def show(
     quiet: bool = typer.Option(
         False, "--quiet", "-q", help="Only check: print nothing when every value is valid."
     ),
 ) -> None:
     """Check the settings (environment and `.env`) and print the value of each, secrets hidden.
+
+    Each line is `NAME=value` with the effective value (`shown_value`: an unset cache folder as
+    the folder used, maps and lists as JSON), so a line can be pasted back into `.env`.
 
     Exit code 2 with one line per invalid value, as every command (`settings_or_exit`).
     """
@@ -151,7 +185,7 @@ def show(
         if alias.upper() in secrets and value is not None:
             shown = f"({len(value)} set)" if isinstance(value, dict) else "(set, hidden)"
         else:
-            shown = str(value)
+            shown = shown_value(name, value)
         typer.echo(f"{alias}={shown}")
 
 

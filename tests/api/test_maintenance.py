@@ -460,7 +460,9 @@ def test_lifespan_starts_and_stops_the_scheduler(embedder: Embedder, neo4j_drive
 @pytest.mark.parametrize("job", ["duplicate-candidates", "contradiction-candidates"])
 def test_idempotency_key_replays_the_first_report(tenant: Tenant, job: str) -> None:
     memory(tenant, "Alice lives in Paris", kind="fact", subject="alice", attribute="home_city")
-    memory(tenant, "alice lives in paris.", kind="fact", subject="Alice", attribute="home city")
+    # the same text is a duplicate, another city under a spelling-variant key a contradiction
+    other = "alice lives in paris." if job == "duplicate-candidates" else "Alice lives in Lyon"
+    memory(tenant, other, kind="fact", subject="Alice", attribute="home city")
     headers = {"Idempotency-Key": f"run-{job}"}
     first = tenant.post("/v1/maintenance/run", json={"job": job}, headers=headers)
     replay = tenant.post("/v1/maintenance/run", json={"job": job}, headers=headers)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -158,3 +159,41 @@ def test_settings_command_prints_values_but_no_secret(monkeypatch: pytest.Monkey
     for secret in ("SECRETKEY123", "PASSWORDSECRET"):
         assert secret not in shown.output
     assert (quiet.exit_code, quiet.output) == (0, "")
+
+
+def test_settings_command_prints_effective_values_and_json(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.delenv("RATIONALE_EMBEDDING_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setenv("RATIONALE_ALLOWED_HOSTS", '["api.example.org", "*.example.net"]')
+    monkeypatch.setenv(
+        "RATIONALE_VISIBILITY",
+        '{"ingestion": {"recall": false, "search": true, "lineage": true}}',
+    )
+    shown = invoke(["settings"])
+    assert shown.exit_code == 0, shown.output
+    values = dict(line.split("=", 1) for line in shown.stdout.splitlines())
+    # unset: the folder the encoder uses, as the README says
+    assert values["RATIONALE_EMBEDDING_CACHE_DIR"] == str(tmp_path / "rationale" / "onnx")
+    # structured settings are JSON that reads back as the same value
+    get_settings.cache_clear()
+    expected = get_settings()
+    assert json.loads(values["RATIONALE_VISIBILITY"])["ingestion"]["recall"] is False
+    assert json.loads(values["RATIONALE_ALLOWED_HOSTS"]) == ["api.example.org", "*.example.net"]
+    for name in (
+        "RATIONALE_VISIBILITY",
+        "RATIONALE_ALLOWED_HOSTS",
+        "RATIONALE_EMBEDDING_CACHE_DIR",
+    ):
+        monkeypatch.setenv(name, values[name])
+    get_settings.cache_clear()
+    again = get_settings()
+    get_settings.cache_clear()
+    assert again.visibility == expected.visibility
+    assert again.allowed_hosts == expected.allowed_hosts
+    assert again.embedding_cache_dir == tmp_path / "rationale" / "onnx"
+    # set: printed as set
+    monkeypatch.setenv("RATIONALE_EMBEDDING_CACHE_DIR", str(tmp_path / "elsewhere"))
+    values = dict(line.split("=", 1) for line in invoke(["settings"]).stdout.splitlines())
+    assert values["RATIONALE_EMBEDDING_CACHE_DIR"] == str(tmp_path / "elsewhere")

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from service.domain.ingestion.formats import FormatError, parse_document
+from service.domain.ingestion.formats import FormatError, detect_format, parse_document
 from service.domain.ingestion.formats.adr import lifecycle
 from service.domain.ingestion.formats.chatter import MAX_CHATTER_CHARS, is_chatter
 from service.domain.ingestion.formats.common import check_text
@@ -195,3 +195,69 @@ def test_a_request_answered_only_with_chatter_produces_nothing() -> None:
     assert unit.trace.produced is None
     assert unit.trace.steps[-1].kind == StepKind.CONCLUSION
     assert unit.extra["warnings"] == ["session.chatter_reply"]
+
+
+# --- leading byte-order mark and other invisible characters ------------------------------------
+
+BOM_ADR = (
+    "# ADR 15: Use PostgreSQL for persistence\n\n## Status\nAccepted\n## Context\n"
+    "We need a database.\n## Decision\nWe will use PostgreSQL 16.\n"
+)
+BOM_SESSION = (
+    "\n".join(
+        json.dumps(r)
+        for r in [
+            {"type": "session_meta", "payload": {"id": "s1", "cwd": "/repo"}},
+            {
+                "type": "response_item",
+                "payload": {
+                    "type": "message",
+                    "role": "user",
+                    "content": [{"type": "input_text", "text": "Pick a database for us"}],
+                },
+            },
+            {
+                "type": "response_item",
+                "payload": {
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [
+                        {"type": "output_text", "text": "We will use PostgreSQL 16 for storage."}
+                    ],
+                },
+            },
+        ]
+    )
+    + "\n"
+)
+BOM_DOCUMENTS = [
+    ("adr-bomonly.md", BOM_ADR),
+    ("session.jsonl", BOM_SESSION),
+    ("notes.md", "# Notes\n\nWe chose PostgreSQL because it is boring.\n"),
+    ("traj.json", json.dumps({"trajectory": [{"action": "ls", "observation": "a b"}]})),
+]
+
+
+@pytest.mark.parametrize("prefix", ["\ufeff", "\ufeff\u200b\u2060", "\u200e"])
+@pytest.mark.parametrize(("name", "content"), BOM_DOCUMENTS)
+def test_leading_invisible_characters_do_not_change_parsing(
+    prefix: str, name: str, content: str
+) -> None:
+    clean = parse_document(content, "auto", name)
+    marked = parse_document(prefix + content, "auto", name)
+    assert marked == clean
+    assert not any(prefix[0] in o for u in marked.units for o in u.observations)
+
+
+def test_an_adr_with_a_bom_keeps_its_number_and_title() -> None:
+    parsed = parse_document("\ufeff" + BOM_ADR, "auto", "adr-bomonly.md")
+    assert parsed.format == "adr"
+    assert "an 'ADR n' title" in parsed.signals
+    (unit,) = parsed.units
+    assert unit.title == "ADR 15: Use PostgreSQL for persistence"
+    assert detect_format("\ufeff" + BOM_ADR, "adr-bomonly.md") == "adr"
+
+
+def test_check_text_drops_only_leading_invisible_characters() -> None:
+    assert check_text("\ufeff\u200bok\ufeff", "text") == "ok\ufeff"
+    assert check_text("\ufeff\n  ok", "text") == "\n  ok"

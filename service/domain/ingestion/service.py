@@ -52,7 +52,8 @@ class IngestionService:
     How a document becomes memories
         1. Refused up front: content over `settings.max_ingest_bytes` UTF-8 bytes (`TooLargeError`,
            413) — checked before anything is parsed.
-        2. The document is identified by the SHA-256 of its UTF-8 bytes within the namespace. A
+        2. The document is identified by the SHA-256 of its UTF-8 bytes within the namespace (the
+           bytes as handed in, a leading byte-order mark included: the parsers drop it). A
            `:Source {uid, namespace, name, format, sha256, size_bytes, status, ...}` is created on
            first sight with `status = in_progress`.
         3. The parsers (`service.domain.ingestion.formats`) cut it into units (a trajectory, an episode, an

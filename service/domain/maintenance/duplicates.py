@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from itertools import combinations
 
 from service.domain.maintenance.base import excerpt
+from service.domain.maintenance.contradictions import contradiction_reasons
 from service.domain.maintenance.proposals import Fact, Proposal, ProposalJob, ordered
 from service.domain.maintenance.similarity import similar_pairs
 from service.domain.text import loose_text, opposed
@@ -18,8 +19,12 @@ class DuplicateCandidates(ProposalJob):
     NFKC, case-folded, punctuation dropped, white space collapsed; "Alice lives in Paris" ==
     "alice lives in paris.") or when the cosine similarity of their stored embeddings is at
     least `settings.duplicate_similarity` (raw cosine of the L2-normalised embeddings, in
-    [-1, 1], not Neo4j's `vector.similarity.cosine`, which is (1 + cos) / 2). Pairs that are
-    `opposed` (see below) are contradictions, not duplicates, and are left out. Each new pair
+    [-1, 1], not Neo4j's `vector.similarity.cosine`, which is (1 + cos) / 2). Left out, as
+    contradictions rather than duplicates: pairs that are `opposed` (the same words with
+    opposite polarity), and every pair `ContradictionCandidates` proposes
+    (`contradiction_reasons`: keys that differ only in spelling while the loose texts differ,
+    or opposed texts about one subject). That job in turn never proposes a pair with equal
+    loose texts, so no pair gets both proposals. Each new pair
     gets one proposal trace citing both facts and proposing the merge; nothing is merged,
     invalidated or deleted.
     """
@@ -28,7 +33,7 @@ class DuplicateCandidates(ProposalJob):
     summary = "propose merging current facts with the same loose text or very close embeddings"
 
     def find(self, facts: Sequence[Fact]) -> list[Proposal]:
-        """Return pairs with equal loose text or cosine >= duplicate_similarity, minus opposed ones."""
+        """Return pairs with equal loose text or cosine >= duplicate_similarity, minus contradictions."""
         by_id = {f.memory_id: f for f in facts}
         reasons: dict[tuple[str, str], list[str]] = {}
         groups: dict[str, list[Fact]] = {}
@@ -45,11 +50,12 @@ class DuplicateCandidates(ProposalJob):
             reasons.setdefault(pair, []).append(
                 f"their embeddings have cosine similarity {cosine:.3f} (duplicate threshold {threshold})"
             )
+        contradictory = contradiction_reasons(facts, self.config)
         out = []
         for (ida, idb), why in sorted(reasons.items()):
             a, b = by_id[ida], by_id[idb]
-            if opposed(a.content, b.content)[0]:
-                continue  # the same words with opposite polarity: a contradiction, not a duplicate
+            if (ida, idb) in contradictory or opposed(a.content, b.content)[0]:
+                continue  # a contradiction (opposite polarity, or distinct keys' values), not a duplicate
             out.append(Proposal(a, b, tuple(why)))
         return out
 

@@ -43,6 +43,7 @@ from service.domain.text.validate import (
     check_json,
     clean_text,
     has_visible_text,
+    strip_leading_invisible,
 )
 from service.json_types import INT64_MAX, INT64_MIN
 
@@ -84,6 +85,7 @@ __all__ = [
     "shingles",
     "similarity",
     "spelling_variant",
+    "strip_leading_invisible",
     "terms",
     "topic_terms",
     "words",

@@ -22,6 +22,23 @@ def has_visible_text(value: str) -> bool:
     return any(not ch.isspace() and unicodedata.category(ch) not in _INVISIBLE for ch in value)
 
 
+def strip_leading_invisible(value: str) -> str:
+    """Return `value` without the invisible characters it starts with (white space is kept).
+
+    Invisible as in `has_visible_text`: categories Cf (byte-order mark U+FEFF, zero-width
+    space U+200B, direction marks) and Cc other than white space. A text starting with a
+    byte-order mark (as editors on Windows save UTF-8) then reads like the same text without one.
+    """
+    start = 0
+    while (
+        start < len(value)
+        and not value[start].isspace()
+        and unicodedata.category(value[start]) in _INVISIBLE
+    ):
+        start += 1
+    return value[start:]
+
+
 def clean_text(value: str, *, field: str, max_chars: int) -> str:
     """Return `value` NFC-normalised, after checking it is valid Unicode and small enough.
 

@@ -94,8 +94,9 @@ class ParsedDocument:
 def parse_document(content: str, fmt: str, source_name: str) -> ParsedDocument:
     """Redact secrets, recognise the format if asked (``auto``) and parse into units.
 
-    Secrets-looking strings (`redact`) are replaced *before* parsing, so no unit, step or
-    observation can hold one. With ``auto`` the format is `detect`ed from the structure; a
+    Invisible characters the content starts with (a UTF-8 byte-order mark, zero-width spaces)
+    are dropped first (`check_text`), for every format. Secrets-looking strings (`redact`) are
+    replaced *before* parsing, so no unit, step or observation can hold one. With ``auto`` the format is `detect`ed from the structure; a
     document whose structure is not recognised is parsed as ``text`` with the warning
     ``ingest.fallback_to_text``. JSON Lines sessions report the lines they could not read
     (`read_jsonl`): skipped corrupt lines and a cut-off last line.
@@ -113,8 +114,7 @@ def parse_document(content: str, fmt: str, source_name: str) -> ParsedDocument:
             for its format, or content in which the format finds nothing to ingest (the
             message names the format and the problem).
     """
-    check_text(content, fmt)
-    content, redacted = redact(content)
+    content, redacted = redact(check_text(content, fmt))
     warnings: list[str] = []
     if fmt == "auto":
         found = detect(content, source_name)

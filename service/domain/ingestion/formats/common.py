@@ -7,7 +7,7 @@ from datetime import UTC, date, datetime
 from pathlib import PurePosixPath
 from typing import Any
 
-from service.domain.text import has_visible_text
+from service.domain.text import has_visible_text, strip_leading_invisible
 
 #: Longest observation text kept, in characters; longer ones are cut and marked.
 MAX_OBSERVATION_CHARS = 4000
@@ -64,8 +64,14 @@ def source_stem(source_name: str) -> str:
     return name.rsplit(".", 1)[0] if "." in name else (name or "source")
 
 
-def check_text(content: str, fmt: str) -> None:
-    """Refuse empty or binary-looking content.
+def check_text(content: str, fmt: str) -> str:
+    """Refuse empty or binary-looking content; return it as the parsers read it.
+
+    Every document enters parsing here (`parse_document`, `detect`): the invisible characters
+    it starts with (`strip_leading_invisible`: a UTF-8 byte-order mark, zero-width spaces) are
+    dropped, so that they change no format's parsing -- an ADR keeps its ``# ADR n`` title, a
+    JSON or JSON Lines document its first line. The document's identity (the source's sha256)
+    stays that of the bytes handed in; the caller computes it before.
 
     Content is empty when it shows nothing: only white space and invisible characters (Unicode
     format characters, category Cf, such as U+200B zero-width space or U+FEFF byte-order mark;
@@ -74,6 +80,9 @@ def check_text(content: str, fmt: str) -> None:
     Args:
         content: the material.
         fmt: the format name, for the message.
+
+    Returns:
+        The content without its leading invisible characters (otherwise unchanged).
 
     Raises:
         FormatError: empty content, a NUL byte, or over 5% control characters in the first 64 KiB.
@@ -89,6 +98,7 @@ def check_text(content: str, fmt: str) -> None:
         )
     if not has_visible_text(content):
         raise FormatError(f"{fmt}: content is empty (only white space and invisible characters)")
+    return strip_leading_invisible(content)
 
 
 def load_json(content: str, fmt: str) -> Any:

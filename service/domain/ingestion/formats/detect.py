@@ -149,7 +149,7 @@ def detect(content: str, source_name: str) -> Detection:
         FormatError: empty or binary content, a ``.json``/``.traj`` name with invalid JSON,
             or JSON matching no known format.
     """
-    check_text(content, "auto")
+    content = check_text(content, "auto")
     suffix = PurePosixPath(source_name.replace("\\", "/")).suffix.lower()
     declared_json = suffix in (".json", ".traj")
     data: Any = _NOT_JSON
