@@ -256,6 +256,13 @@ class Settings(BaseSettings):
         validation_alias="RATIONALE_RETRIEVAL_TRACE_LEXICAL_COMPLETE",
         description="retrieval_lexical_complete for a page of traces only (kinds: [reasoning], current versions). 0 (default) keeps Lucene's top lexical_depth of the namespace: the page's order is led by the task match, and asking for every match cost Neo4j ~7 ms of CPU a recall (peer bench: 468 matches a query on average) for the same hit@1.",
     )
+    retrieval_context_weight: float = Field(
+        default=0.5,
+        ge=0.0,
+        le=1.0,
+        validation_alias="RATIONALE_RETRIEVAL_CONTEXT_WEIGHT",
+        description="Factor of the lexical score of a memory whose own text holds none of the query's words (matched through its indexed context alone: the previous turn, the section); 1 = no discount (LoCoMo R@10 0.764 at 1, 0.761 at 0.5; bare tool outputs left the top 5 of session questions at 0.5).",
+    )
     retrieval_fusion: Literal["weighted", "rrf"] = Field(
         default="weighted",
         validation_alias="RATIONALE_RETRIEVAL_FUSION",

@@ -312,6 +312,26 @@ def test_explain_says_why_each_item_matched(tenant: Tenant) -> None:
     assert recall(tenant, "staging database version", limit=3)[0].get("explain") is None
 
 
+def test_a_match_through_the_context_alone_counts_half(tenant: Tenant) -> None:
+    """A bare output found through the command before it (trial 7: "344" ranked 3rd)."""
+    memory(tenant, "Count the rows of the orders export", episode="sess-7", position=0)
+    bare = memory(tenant, "344", episode="sess-7", position=1)
+    said = memory(tenant, "The orders export holds one row per order and count", kind="fact")
+    services = tenant.client.app.state.services  # type: ignore[attr-defined]
+    finder = services.retrieval.candidates
+    query = "count rows orders export"
+    discounted = {h.memory_id: h.score for h in _fulltext(services, tenant.namespace, query).hits}
+    finder.config = replace(finder.config, context_weight=1.0)
+    try:
+        plain = {h.memory_id: h.score for h in _fulltext(services, tenant.namespace, query).hits}
+    finally:
+        finder.config = services.retrieval.config
+    assert discounted[bare["memory_id"]] == pytest.approx(0.5 * plain[bare["memory_id"]])
+    assert discounted[said["memory_id"]] == plain[said["memory_id"]] > 0
+    items = recall(tenant, query, limit=3, explain=True)
+    assert bare["memory_id"] != items[0]["memory_id"]
+
+
 def test_explain_tells_terms_of_the_text_from_terms_of_its_context(tenant: Tenant) -> None:
     """A short turn found through the turn before it: its own text does not hold those words."""
     memory(tenant, "How many rows does the orders export hold?", episode="sess-9", position=0)

@@ -13,7 +13,11 @@ from typing import TypeVar
 from service import metrics
 from service.domain.models import Kind
 from service.domain.policy import VisibilityPolicy
-from service.domain.retrieval.lexical import local_scores, namespace_scores
+from service.domain.retrieval.lexical import (
+    discount_context_only,
+    local_scores,
+    namespace_scores,
+)
 from service.domain.retrieval.lucene import browser_query, namespace_lists, namespace_query
 from service.domain.retrieval.lucene import lucene_query as lucene_query  # re-exported
 from service.domain.retrieval.models import (
@@ -46,8 +50,10 @@ STATISTICS_WAIT_S = 0.003
 #: Matches of `lucene.browser_query` (memories typed into Neo4j Browser) read per recall, to
 #: report them as unrecognized; not asked in a namespace checked clean (`typed.TypedCache`).
 BROWSER_DEPTH = 20
-#: Where a candidate list holds the lexical field (`Hit.COLUMNS`).
+#: Where a candidate list holds the lexical field (`Hit.COLUMNS`), and the fulltext
+#: statements the length of the memory's own text after it (`lexical.discount_context_only`).
 TEXT = Hit.COLUMNS.index("text")
+OWN_CHARS = TEXT + 1
 #: Every kind: the vector index filter takes `m.kind IN $kinds` (a SEARCH filter has no `OR`).
 ALL_KINDS = sorted(str(k) for k in Kind)
 
@@ -345,6 +351,9 @@ class CandidateFinder:
                 scores = local_scores(terms, texts)
             else:
                 scores = [float(h[3]) for h in rows]
+            scores = discount_context_only(
+                terms, scores, texts, [h[OWN_CHARS] for h in rows], self.config.context_weight
+            )
             # Only the kept candidates become `Hit`s (a complete round returns up to 10x more).
             best = sorted(range(len(rows)), key=lambda i: (-scores[i], rows[i][0]))[:depth]
             found.hits = [Hit.from_columns(rows[i], scores[i]) for i in best]

@@ -236,3 +236,47 @@ def namespace_scores(query: str, texts: Sequence[str], stats: NamespaceStatistic
             idf[t] = math.log(1 + (n - df + 0.5) / (df + 0.5))
     mean = stats.mean_chars
     return [_score(_counts(text), idf, len(text), mean) for text in texts]
+
+
+def discount_context_only(
+    query: str,
+    scores: list[float],
+    texts: Sequence[str],
+    own_chars: Sequence[int | None],
+    weight: float,
+) -> list[float]:
+    """Return `scores` with those of candidates matched only through their context discounted.
+
+    A memory's lexical field is its context, then its own text (`search_text`: the previous
+    turn, the section, the unit's title). A candidate whose own text (the field's last
+    `own_chars` characters) holds none of the query's terms matched through its context alone:
+    its score is multiplied by `weight`. Contextual indexing finds an answer through the
+    question before it; the discount keeps such a candidate while ranking one that says the
+    words itself first, so that a bare tool output ("344", "No files found") found through the
+    command before it does not take a whole lexical match.
+
+    Measured on LoCoMo (shared half, 997 questions, through the service): R@10 / MRR 0.764 /
+    0.516 at weight 1, 0.762 / 0.518 at 0.75, 0.761 / 0.515 at 0.5, 0.759 / 0.513 at 0.25; on
+    coding-agent sessions and trajectories (fresh-user trial 7's questions) 0.5 took such
+    outputs out of the top 5.
+
+    Args:
+        query: the query terms (unescaped text is fine).
+        scores: each candidate's lexical score, in `texts` order.
+        texts: each candidate's lexical field.
+        own_chars: the length of each candidate's own text (`content`), None when unknown.
+        weight: `RetrievalConfig.context_weight` in [0, 1]; 1 changes nothing.
+
+    Returns:
+        The scores, discounted where the match was the context's alone.
+    """
+    if weight >= 1.0:
+        return scores
+    terms = set(analyse(query))
+    out = list(scores)
+    for i, (text, own) in enumerate(zip(texts, own_chars, strict=True)):
+        if own is None or own >= len(text) or out[i] <= 0:
+            continue  # no context: the field is the memory's own text
+        if not terms.intersection(_counts(text[len(text) - own :])):
+            out[i] *= weight
+    return out

@@ -55,6 +55,7 @@ class RetrievalConfig:
     max_candidates: int = 2000
     max_query_chars: int = 2000
     duplicate_similarity: float = 0.8
+    context_weight: float = 0.5
     fusion: Fusion = field(default_factory=Fusion)
 
     @classmethod
@@ -73,6 +74,7 @@ class RetrievalConfig:
             max_candidates=settings.max_candidates,
             max_query_chars=settings.max_query_chars,
             duplicate_similarity=settings.retrieval_duplicate_similarity,
+            context_weight=settings.retrieval_context_weight,
             fusion=Fusion(
                 method=settings.retrieval_fusion,
                 lexical_weight=settings.retrieval_lexical_weight,
