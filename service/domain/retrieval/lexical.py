@@ -277,6 +277,12 @@ def discount_context_only(
     for i, (text, own) in enumerate(zip(texts, own_chars, strict=True)):
         if own is None or own >= len(text) or out[i] <= 0:
             continue  # no context: the field is the memory's own text
-        if not terms.intersection(_counts(text[len(text) - own :])):
+        if terms.isdisjoint(_terms(text[len(text) - own :])):
             out[i] *= weight
     return out
+
+
+@lru_cache(maxsize=65536)
+def _terms(text: str) -> frozenset[str]:
+    """Return the distinct terms of a memory's own text (cached apart from `_counts`'s fields)."""
+    return frozenset(analyse(text))
