@@ -275,6 +275,10 @@ class CandidateFinder:
         With `lexical_scoring == "index"`, the `namespace` query's candidates keep Lucene's
         index-wide scores (deeper round likewise).
 
+        Whatever the scoring, a candidate whose own text holds none of the query's words (it
+        matched through the context it was indexed with) keeps `context_weight` of its score
+        (`lexical.discount_context_only`; the statements send each `content`'s length).
+
         Restricting inside the index (choice measured, see `namespace_query`): a required
         clause on an indexed namespace token returns only the caller's memories, whatever
         other namespaces hold; one index per namespace would not scale to many tenants (Neo4j

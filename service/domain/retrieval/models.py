@@ -244,7 +244,7 @@ class Hit:
         values about twice as fast as a map of the same values (measured: 496 fulltext rows,
         1.8-2.0 against 3.8-3.9 ms a round trip), and the fulltext side reads up to
         `max_candidates` of them per recall. `text` (the 9th column) is sent by the fulltext
-        statements only.
+        statements only, with the length of `content` after it (read by `CandidateFinder`).
 
         Args:
             row: `[uid, memory_id, kind, score, quality_verdict, quality_score, episode,
