@@ -133,3 +133,16 @@ def test_a_paragraph_that_begins_as_prose_is_no_metadata() -> None:
     (unit,) = parse(f"# ADR-7001: Use rabbit\n\n{prose}{BODY}", "adr", "adr-7001.md")
     assert unit.observations[0] == "This record was discussed at length. Note: see the minutes"
     assert unit.extra["status"] == ""
+
+
+@pytest.mark.parametrize("date", ["2023-02-30", "2023-13-45", "0000-01-01"])
+def test_a_front_matter_date_no_calendar_has_is_an_unreadable_date(date: str) -> None:
+    """PyYAML raised while building such a timestamp: a 500 (trial 8); now as a `Date:` line."""
+    adr = (
+        f"---\nstatus: accepted\ndate: {date}\n---\n# ADR 9: Use queues\n\n"
+        "## Context\nWe need async work.\n\n## Decision\nWe will use RabbitMQ.\n"
+    )
+    (unit,) = parse(adr, "adr", "0009-queues.md")
+    assert unit.valid_from is None
+    assert unit.title.startswith("ADR 9")
+    assert read_document(adr).meta["date"] == date

@@ -214,6 +214,18 @@ class Document:
         return [s for s in self.sections if s.role in roles]
 
 
+class _TextTimestamps(yaml.SafeLoader):
+    """PyYAML's safe loader with timestamps left as text (`split_front_matter`'s fallback)."""
+
+
+def _timestamp_as_text(loader: _TextTimestamps, node: yaml.Node) -> str:
+    assert isinstance(node, yaml.ScalarNode)
+    return str(loader.construct_scalar(node))
+
+
+_TextTimestamps.add_constructor("tag:yaml.org,2002:timestamp", _timestamp_as_text)
+
+
 def split_front_matter(content: str) -> tuple[dict[str, Any], str]:
     """Return a document's YAML front matter (``{}`` when none) and its body.
 
@@ -225,10 +237,15 @@ def split_front_matter(content: str) -> tuple[dict[str, Any], str]:
         return {}, content
     for i in range(1, len(lines)):
         if lines[i].strip() == "---":
+            text = "".join(lines[1:i])
             try:
-                meta = yaml.safe_load("".join(lines[1:i]))
+                meta = yaml.safe_load(text)
             except yaml.YAMLError as exc:
                 raise FormatError(f"adr: front matter is not valid YAML ({exc})") from exc
+            except (ValueError, OverflowError):
+                # A timestamp no calendar has (`date: 2023-02-30`): PyYAML raises while building
+                # it. Read as text, it is an unreadable date, as the same `Date:` line would be.
+                meta = yaml.load(text, Loader=_TextTimestamps)  # a SafeLoader: no object tags
             return (meta if isinstance(meta, dict) else {}), "".join(lines[i + 1 :])
     return {}, content
 
