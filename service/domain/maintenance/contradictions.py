@@ -15,22 +15,22 @@ def _spelled_alike(a: str, b: str, config: MaintenanceConfig) -> bool:
     return spelling_variant(a, b, max_edits=config.max_edits, min_edit_chars=config.min_edit_chars)
 
 
-def contradiction_reasons(
+def spelled_key_reasons(
     facts: Sequence[Fact], config: MaintenanceConfig
-) -> dict[tuple[str, str], list[str]]:
-    """Return the pairs of facts that may contradict each other, with the reasons.
+) -> tuple[dict[tuple[str, str], list[str]], set[tuple[str, str]]]:
+    """Return the pairs whose keys differ only in spelling, and every pair of one subject.
 
-    The rule is `ContradictionCandidates`'; `DuplicateCandidates` leaves these pairs out.
+    Pairs whose loose texts are equal say the same thing (a duplicate) and are in neither.
 
     Args:
         facts: the current facts (keyless ones are ignored).
-        config: `max_edits`, `min_edit_chars`, `opposition_similarity`, `pair_block`.
+        config: `max_edits`, `min_edit_chars`.
 
     Returns:
-        `{(memory_id a, memory_id b): [reason sentence, ...]}`, ids ordered as by `ordered`.
+        `({(memory_id a, memory_id b): [reason]}, {pairs of one subject})`, ids ordered as by
+        `ordered`.
     """
     keyed = [f for f in facts if f.keyed]
-    by_id = {f.memory_id: f for f in keyed}
     loose = {f.memory_id: loose_text(f.content) for f in keyed}
     by_subject: dict[str, list[Fact]] = {}
     for f in keyed:
@@ -62,6 +62,27 @@ def contradiction_reasons(
                     f"their keys '{a.subject}' / '{a.attribute}' and '{b.subject}' / '{b.attribute}' "
                     "differ only in spelling, so neither replaced the other as the value of one key"
                 )
+    return reasons, same_subject
+
+
+def contradiction_reasons(
+    facts: Sequence[Fact], config: MaintenanceConfig
+) -> dict[tuple[str, str], list[str]]:
+    """Return the pairs of facts that may contradict each other, with the reasons.
+
+    The rule is `ContradictionCandidates`': keys that differ only in spelling
+    (`spelled_key_reasons`), or `opposed` texts of one subject whose embeddings are close.
+
+    Args:
+        facts: the current facts (keyless ones are ignored).
+        config: `max_edits`, `min_edit_chars`, `opposition_similarity`, `pair_block`.
+
+    Returns:
+        `{(memory_id a, memory_id b): [reason sentence, ...]}`, ids ordered as by `ordered`.
+    """
+    keyed = [f for f in facts if f.keyed]
+    by_id = {f.memory_id: f for f in keyed}
+    reasons, same_subject = spelled_key_reasons(keyed, config)
     threshold = config.opposition_similarity
     for pair, cosine in similar_pairs(keyed, threshold, config.pair_block).items():
         if pair not in same_subject:

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from itertools import combinations
 
 from service.domain.maintenance.base import excerpt
-from service.domain.maintenance.contradictions import contradiction_reasons
+from service.domain.maintenance.contradictions import spelled_key_reasons
 from service.domain.maintenance.proposals import Fact, Proposal, ProposalJob, ordered
 from service.domain.maintenance.similarity import similar_pairs
 from service.domain.text import loose_text, opposed
@@ -23,8 +23,8 @@ class DuplicateCandidates(ProposalJob):
     contradictions rather than duplicates: pairs that are `opposed` (the same words with
     opposite polarity), and every pair `ContradictionCandidates` proposes
     (`contradiction_reasons`: keys that differ only in spelling while the loose texts differ,
-    or opposed texts about one subject). That job in turn never proposes a pair with equal
-    loose texts, so no pair gets both proposals. Each new pair
+    `spelled_key_reasons`; or opposed texts about one subject, within `opposed`). That job in
+    turn never proposes a pair with equal loose texts, so no pair gets both proposals. Each new pair
     gets one proposal trace citing both facts and proposing the merge; nothing is merged,
     invalidated or deleted.
     """
@@ -50,7 +50,9 @@ class DuplicateCandidates(ProposalJob):
             reasons.setdefault(pair, []).append(
                 f"their embeddings have cosine similarity {cosine:.3f} (duplicate threshold {threshold})"
             )
-        contradictory = contradiction_reasons(facts, self.config)
+        # The contradiction job's other reason (opposed texts) is `opposed` below: its
+        # similarity scan is not run a second time here.
+        contradictory, _ = spelled_key_reasons(facts, self.config)
         out = []
         for (ida, idb), why in sorted(reasons.items()):
             a, b = by_id[ida], by_id[idb]
