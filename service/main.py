@@ -12,6 +12,7 @@ from fastapi_offline import FastAPIOffline
 from service.api.auth_gate import AuthGateMiddleware
 from service.api.errors import install_error_handlers
 from service.api.hosts import HostCheckMiddleware
+from service.api.idempotent import declare_replays
 from service.api.limits import BodyLimitMiddleware
 from service.api.media import require_json_body
 from service.api.metrics import install_metrics
@@ -90,6 +91,7 @@ def create_app(settings: Settings | None = None, embedder: Embedder | None = Non
     )
     install_error_handlers(app)
     install_metrics(app, settings)
+    declare_replays(app)
 
     # A /v1 request without a known key is refused before its body is read (401, not 415/422).
     app.add_middleware(AuthGateMiddleware, settings=settings)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from fastapi import Request
+from fastapi import FastAPI, Request
 from fastapi.exceptions import ResponseValidationError
 from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
@@ -49,6 +49,40 @@ IDEMPOTENCY_KEY: dict[str, Any] = {
         }
     ]
 }
+
+
+#: The header on a replayed answer, as the OpenAPI document declares it (`declare_replays`).
+REPLAY_HEADER: dict[str, Any] = {
+    "description": (
+        "`true` when this is the stored answer to an earlier request with the same "
+        "`Idempotency-Key` (nothing was written this time); absent on a fresh answer."
+    ),
+    "schema": {"type": "string", "enum": ["true"]},
+}
+
+
+def declare_replays(app: FastAPI) -> None:
+    """Make `app.openapi()` declare `Idempotent-Replay` on the operations that may replay.
+
+    Every 2xx answer of an operation reading `Idempotency-Key` (`IDEMPOTENCY_KEY`) gets the
+    header (`REPLAY_HEADER`): a replay keeps the stored answer's status, whichever it was.
+    Done once on the generated document, so no route has to list its success statuses again.
+    """
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        schema = build()  # FastAPI caches the document: the headers are added to it once
+        for operations in schema.get("paths", {}).values():
+            for operation in operations.values():
+                names = {p.get("name") for p in operation.get("parameters", [])}
+                if "Idempotency-Key" not in names:
+                    continue
+                for status, answer in operation.get("responses", {}).items():
+                    if str(status).startswith("2"):
+                        answer.setdefault("headers", {})["Idempotent-Replay"] = REPLAY_HEADER
+        return schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def conform(model: type[BaseModel], answer: Any) -> dict[str, Any]:

@@ -111,3 +111,21 @@ def test_every_v1_operation_declares_the_bearer_key(app_client: TestClient) -> N
     # The service's own 401 still answers a request without a key.
     r = app_client.post("/v1/recall", json={"query": "anything"})
     assert r.status_code == 401 and r.json()["code"] == "auth.invalid_key", r.text
+
+
+def test_every_idempotent_success_declares_the_replay_header(app_client: TestClient) -> None:
+    """A replay carries `Idempotent-Replay: true`; the contract said nothing of it (trial 6)."""
+    paths = app_client.get("/openapi.json").json()["paths"]
+    declared = 0
+    for path, operations in paths.items():
+        for operation in operations.values():
+            if _header(operation, "Idempotency-Key") is None:
+                continue
+            successes = {s: r for s, r in operation["responses"].items() if s.startswith("2")}
+            assert successes, path
+            for status, answer in successes.items():
+                replay = answer.get("headers", {}).get("Idempotent-Replay")
+                assert replay is not None, (path, status)
+                assert replay["schema"] == {"type": "string", "enum": ["true"]}, (path, status)
+                declared += 1
+    assert declared >= len(IDEMPOTENT)
