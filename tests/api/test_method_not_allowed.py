@@ -20,6 +20,9 @@ from tests.conftest import Tenant
         # `/v1/memories/{memory_id}` matches too, but this path is the batch resource.
         ("PUT", "/v1/memories/batch", "POST"),
         ("OPTIONS", "/v1/memories/batch", "POST"),
+        # These were a memory's routes with the id `batch`: 404 `memory.not_found` (trial 6).
+        ("GET", "/v1/memories/batch", "POST"),
+        ("PATCH", "/v1/memories/batch", "POST"),
         ("PATCH", "/v1/reasoning/t-1", "GET"),
         ("POST", "/v1/diagnostics", "GET"),
         # Outside /v1 and the schema: the probes answer HEAD too, the document GET and HEAD.

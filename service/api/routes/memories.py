@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import JSONResponse
+from starlette.convertors import StringConvertor, register_url_convertor
 
 from service.api.auth_gate import ScopedRoute
 from service.api.deps import ReadPrincipal, ServicesDep, WritePrincipal, user_writer
@@ -62,6 +63,20 @@ IF_MATCH_HEADER: dict[str, Any] = {
         }
     ]
 }
+
+
+class MemoryIdConvertor(StringConvertor):
+    """A memory id as the last segment of `/v1/memories/...`: any segment but `batch`.
+
+    `/v1/memories/batch` is the batch resource (POST): a GET or PATCH of it is a 405 naming
+    POST, not a lookup of a memory whose id is `batch` (404 `memory.not_found`). The OpenAPI
+    path stays `/v1/memories/{memory_id}`. (No memory has that id: ids are UUIDs.)
+    """
+
+    regex = "(?!batch$)[^/]+"
+
+
+register_url_convertor("memory_id", MemoryIdConvertor())
 
 #: A write that embeds new content: bad input, size limits, the model.
 _CREATE_ERRORS = (InvalidInputError, TooLargeError, EmbeddingError)
@@ -143,7 +158,9 @@ def create_memories(
     return respond(services, principal, request, body, call)
 
 
-@router.get("/{memory_id}", response_model=MemoryPublic, responses=error_responses(MemoryNotFound))
+@router.get(
+    "/{memory_id:memory_id}", response_model=MemoryPublic, responses=error_responses(MemoryNotFound)
+)
 def read_memory(
     memory_id: str,
     services: ServicesDep,
@@ -160,7 +177,7 @@ def read_memory(
 
 
 @router.patch(
-    "/{memory_id}",
+    "/{memory_id:memory_id}",
     response_model=MemoryPublic,
     openapi_extra=IF_MATCH_HEADER,
     responses=error_responses(
