@@ -11,6 +11,7 @@ from fastapi_offline import FastAPIOffline
 
 from service.api.auth_gate import AuthGateMiddleware
 from service.api.errors import install_error_handlers
+from service.api.head import HeadAsGetMiddleware
 from service.api.hosts import HostCheckMiddleware
 from service.api.idempotent import declare_replays
 from service.api.limits import BodyLimitMiddleware
@@ -96,6 +97,8 @@ def create_app(settings: Settings | None = None, embedder: Embedder | None = Non
     # A /v1 request without a known key is refused before its body is read (401, not 415/422).
     app.add_middleware(AuthGateMiddleware, settings=settings)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
+    # HEAD of a GET resource runs as that GET, its answer sent without the body (RFC 9110).
+    app.add_middleware(HeadAsGetMiddleware)
     # Outermost: a request for a Host the service does not serve is refused before anything else.
     app.add_middleware(HostCheckMiddleware, allowed=settings.host_allow_list)
 

@@ -173,7 +173,7 @@ def allowed_methods(request: Request) -> list[str]:
     methods of every route of the path's resource, hidden ones too (`HEAD` of the probes).
     When templates of several resources match, the most literal one names it: a path matches
     `/v1/memories/batch` (POST) and `/v1/memories/{memory_id}` (GET, PATCH), but is the batch
-    (so `POST`, as `/openapi.json` has it). The routes are taken as FastAPI resolves them
+    (so `POST`, as `/openapi.json` has it). A resource answering GET answers HEAD too. The routes are taken as FastAPI resolves them
     (`iter_route_contexts`, which `/openapi.json` reads too): an included router is one route
     of the app, holding its routes, which `app.router.routes` alone would not show.
     """
@@ -182,7 +182,11 @@ def allowed_methods(request: Request) -> list[str]:
         if route.methods and route.matches(request.scope)[0] is not Match.NONE:
             params = len(getattr(route, "param_convertors", None) or ())
             by_params.setdefault(params, set()).update(route.methods)
-    return sorted(by_params[min(by_params)]) if by_params else []
+    if not by_params:
+        return []
+    methods = by_params[min(by_params)]
+    # Every GET resource answers HEAD too (`api.head.HeadAsGetMiddleware`).
+    return sorted(methods | {"HEAD"} if "GET" in methods else methods)
 
 
 async def handle_unexpected(request: Request, exc: Exception) -> JSONResponse:

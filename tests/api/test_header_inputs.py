@@ -46,3 +46,35 @@ def test_head_probes_answer_as_get_without_a_body(tenant: Tenant, path: str) -> 
     head = tenant.client.head(path)
     assert head.status_code == get.status_code == 200, head.text
     assert head.content == b""
+
+
+def test_head_of_a_v1_resource_is_its_get_without_a_body(tenant: Tenant) -> None:
+    """RFC 9110 §9.1: GET and HEAD. `HEAD /v1/memories/{id}` was a 405 (trial 6)."""
+    created = tenant.post("/v1/memories", json={"kind": "fact", "content": "Rack A"}).json()
+    path = f"/v1/memories/{created['memory_id']}"
+    get = tenant.client.get(path, headers=tenant.headers)
+    head = tenant.client.head(path, headers=tenant.headers)
+    assert head.status_code == get.status_code == 200, head.text
+    assert head.content == b""
+    assert head.headers["content-type"] == get.headers["content-type"]
+    assert head.headers["content-length"] == get.headers["content-length"]
+    # The same checks as the GET: a missing memory, a missing key.
+    missing = tenant.client.head("/v1/memories/no-such-memory", headers=tenant.headers)
+    assert missing.status_code == 404 and missing.content == b""
+    assert tenant.client.head(path).status_code == 401
+
+
+@pytest.mark.parametrize(
+    ("path", "allowed"), [("/v1/recall", "POST"), ("/v1/memories/batch", "POST")]
+)
+def test_head_of_a_resource_without_get_stays_a_405(
+    tenant: Tenant, path: str, allowed: str
+) -> None:
+    r = tenant.client.head(path, headers=tenant.headers)
+    assert r.status_code == 405 and r.headers["allow"] == allowed
+
+
+def test_head_of_the_mcp_endpoint_opens_no_stream(tenant: Tenant) -> None:
+    """`/mcp` answers POST only: a HEAD is not run as the GET that opens an event stream."""
+    r = tenant.client.head("/mcp", headers=tenant.headers)
+    assert r.status_code == 405 and r.content == b""

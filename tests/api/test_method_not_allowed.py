@@ -11,21 +11,21 @@ from tests.conftest import Tenant
     ("method", "path", "allowed"),
     [
         # A fresh-user trial: each of these answered `Allow: ` (empty).
-        ("PUT", "/v1/memories/abc", "GET, PATCH"),
+        ("PUT", "/v1/memories/abc", "GET, HEAD, PATCH"),
         ("DELETE", "/v1/recall", "POST"),
         ("OPTIONS", "/v1/recall", "POST"),
         ("DELETE", "/v1/memories", "POST"),
         ("PUT", "/v1/memories/abc/invalidate", "POST"),
-        ("DELETE", "/v1/memories/abc/outcomes", "GET, POST"),  # two routes, one path
+        ("DELETE", "/v1/memories/abc/outcomes", "GET, HEAD, POST"),  # two routes, one path
         # `/v1/memories/{memory_id}` matches too, but this path is the batch resource.
         ("PUT", "/v1/memories/batch", "POST"),
         ("OPTIONS", "/v1/memories/batch", "POST"),
         # These were a memory's routes with the id `batch`: 404 `memory.not_found` (trial 6).
         ("GET", "/v1/memories/batch", "POST"),
         ("PATCH", "/v1/memories/batch", "POST"),
-        ("PATCH", "/v1/reasoning/t-1", "GET"),
-        ("POST", "/v1/diagnostics", "GET"),
-        # Outside /v1 and the schema: the probes answer HEAD too, the document GET and HEAD.
+        ("PATCH", "/v1/reasoning/t-1", "GET, HEAD"),
+        ("POST", "/v1/diagnostics", "GET, HEAD"),
+        # Outside /v1 and the schema: the probes and the document answer GET and HEAD.
         ("POST", "/healthz", "GET, HEAD"),
         ("DELETE", "/openapi.json", "GET, HEAD"),
     ],

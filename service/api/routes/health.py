@@ -93,9 +93,3 @@ def readyz(request: Request, services: ServicesDep) -> JSONResponse:
     }
     headers = None if ok else {"Retry-After": "1"}
     return JSONResponse(body, status_code=200 if ok else 503, headers=headers)
-
-
-# HEAD answers as GET without the body (uptime monitors and load balancers probe with HEAD);
-# kept out of the OpenAPI document, which describes the GET operations.
-router.add_api_route("/healthz", healthz, methods=["HEAD"], include_in_schema=False)
-router.add_api_route("/readyz", readyz, methods=["HEAD"], include_in_schema=False)
