@@ -13,6 +13,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from service.api.auth import authenticate_request
 from service.api.encoding import coded_body_refusal
+from service.api.json_body import StrictJsonRequest
 from service.errors import AuthError
 from service.settings import Settings
 
@@ -84,7 +85,8 @@ class ScopedRoute(APIRoute):
     This route class (FastAPI's documented way to wrap a route's handler) checks the scope the
     route's key dependency requires (`route_scope`) first, then refuses a coded body
     (`coded_body_refusal`, 415); the dependency still checks the scope too. A `ForbiddenError`
-    is rendered by the error table (403 `auth.forbidden`).
+    is rendered by the error table (403 `auth.forbidden`). The body is then read as strict JSON
+    (`json_body.StrictJsonRequest`: a key named twice in an object is a 422).
     """
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
@@ -99,6 +101,6 @@ class ScopedRoute(APIRoute):
             refusal = coded_body_refusal(request.scope)
             if refusal is not None:
                 return refusal
-            return await handler(request)
+            return await handler(StrictJsonRequest(request.scope, request.receive))
 
         return checked_handler
