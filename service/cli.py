@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import errno
 import ipaddress
 import logging
 import os
+import socket
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -41,6 +43,22 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
+def _port_in_use(host: str, port: int) -> bool:
+    """Return True when a socket on `host`:`port` is refused because one is bound there already.
+
+    Bound as uvicorn binds it (`SO_REUSEADDR`), then closed. Any other failure (an address
+    this machine does not have, a name that does not resolve) is False: uvicorn reports it.
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host.strip("[]"), port))
+        except OSError as exc:
+            return exc.errno == errno.EADDRINUSE
+    return False
+
+
 @app.command()
 def serve(
     host: str = typer.Option(None, help="Bind address (default RATIONALE_HOST or 127.0.0.1)."),
@@ -60,6 +78,10 @@ def serve(
             err=True,
         )
         raise typer.Exit(2)
+    # A port in use is found before Neo4j, the schema and the model (uvicorn binds after them).
+    if _port_in_use(host, port):
+        typer.echo(f"cannot start: {host}:{port} is in use (pick another with --port)", err=True)
+        raise typer.Exit(1)
     # Neo4j is checked before the app starts: an unreachable server or refused credentials is
     # one line and exit code 1, as for the other commands (in the app's start-up it was a
     # traceback of about 100 lines through Starlette's lifespan and uvicorn's exit code 3).
