@@ -30,12 +30,36 @@ class BackendError(Exception):
         return {"status": self.status, "code": self.code, "detail": self.detail, **self.extra}
 
 
+#: The scope each tool needs: its REST operation's (DESIGN §8). `RationaleServer.call_tool`
+#: checks it before the tool's arguments, as REST checks it before the body (`ScopedRoute`).
+TOOL_SCOPES: dict[str, str] = {
+    "remember": "write",
+    "record_reasoning": "write",
+    "recall": "read",
+    "search": "read",
+    "get_memory": "read",
+    "history": "read",
+    "lineage": "read",
+    "challenge": "write",
+    "dependents": "read",
+    "invalidate": "write",
+    "retract": "write",
+    "ingest": "ingest",
+    "record_outcome": "write",
+    "find_precedents": "read",
+}
+
+
 class Backend(Protocol):
     """The operations behind the tools, for one caller (its namespace and scopes are bound in).
 
     Bodies are the REST request bodies of DESIGN §8 as plain JSON; every method returns the REST
     answer's JSON and raises `BackendError` with the REST status and code when refused.
     """
+
+    async def require(self, scope: str) -> None:
+        """Raise `BackendError` 403 `auth.forbidden` unless the caller's key holds `scope`."""
+        ...
 
     async def remember(self, body: Json) -> Json:
         """`POST /v1/memories` (scope write): the memory plus `created`."""

@@ -89,6 +89,13 @@ class LocalBackend:
         self._services = services
         self._principal = principal
 
+    async def require(self, scope: str) -> None:
+        """Raise `BackendError` 403 `auth.forbidden` unless the caller's key holds `scope`."""
+        try:
+            self._principal.require(scope)
+        except RationaleError as exc:
+            raise BackendError(status_for(exc), exc.code, exc.message) from exc
+
     async def _run(self, scope: str, answer: type[BaseModel], call: Callable[[], Any]) -> Json:
         """Check `scope` (403 first, as REST), run `call` in a worker thread, dump it as `answer`."""
         try:

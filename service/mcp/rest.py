@@ -30,6 +30,15 @@ def _times(as_of: str | None, known_at: str | None) -> Json:
     return {k: v for k, v in (("as_of", as_of), ("known_at", known_at)) if v is not None}
 
 
+#: Per scope, a request the service refuses after checking the scope (`RestBackend.require`):
+#: a read of a memory no one has, a create and an ingest without their required fields.
+SCOPE_PROBES: dict[str, tuple[str, str, Json | None]] = {
+    "read": ("GET", f"/v1/memories/{UNROUTABLE_ID}", None),
+    "write": ("POST", "/v1/memories", {}),
+    "ingest": ("POST", "/v1/ingest", {}),
+}
+
+
 class RestBackend:
     """Calls `/v1/...` on a Rationale service with one API key (httpx, no domain code loaded).
 
@@ -52,6 +61,31 @@ class RestBackend:
             base_url=base_url.rstrip("/"), headers=headers, timeout=timeout_s, transport=transport
         )
         self._key_known = False
+        self._holds: dict[str, bool] = {}
+
+    async def require(self, scope: str) -> None:
+        """Ask the service once whether the key holds `scope`; raise its 403 when it does not.
+
+        The probe (`SCOPE_PROBES`) is a request the service refuses whatever the key holds:
+        the scope is checked before anything else, so 403 means lacking it and the probe's
+        own refusal (404, 422) holding it. Nothing is written.
+
+        Raises:
+            BackendError: 403 `auth.forbidden`; or the service could not tell (401, 503...),
+                and the next call asks again.
+        """
+        if scope not in self._holds:
+            method, path, body = SCOPE_PROBES[scope]
+            try:
+                await self._send(method, path, body)
+            except BackendError as exc:
+                if exc.status not in (403, 404, 422):
+                    raise
+                self._holds[scope] = exc.status != 403
+            else:
+                self._holds[scope] = True
+        if not self._holds[scope]:
+            raise BackendError(403, "auth.forbidden", f"this API key lacks the {scope!r} scope")
 
     async def authenticate(self) -> None:
         """Check the key with the service, which checks it first on any `/v1/` request.

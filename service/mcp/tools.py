@@ -38,7 +38,7 @@ from service.mcp.arguments import (
     StepArg,
     Time,
 )
-from service.mcp.backend import Backend, BackendError, Json
+from service.mcp.backend import TOOL_SCOPES, Backend, BackendError, Json
 
 BackendFor = Callable[["Context[Any, Any]"], Awaitable[Backend]]
 #: Checks the caller's key before a call's arguments are looked at; raises `BackendError`.
@@ -91,17 +91,20 @@ class RationaleServer(MCPServer[Any]):
     ) -> CallToolResult | InputRequiredResult:
         """Call a tool; arguments that fail its input schema are the REST 422 `input.invalid`.
 
-        The key is checked first (`authenticate`), as REST does: a caller without a known key
-        gets its 401 `auth.invalid_key` whatever the tool and arguments.
+        The key is checked first (`authenticate`), then the tool's scope (`TOOL_SCOPES`), as
+        REST does: a caller without a known key gets its 401 `auth.invalid_key`, one without
+        the scope its 403 `auth.forbidden`, whatever the arguments.
 
         Raises:
             ToolError: an unknown tool, or a failure other than argument validation.
         """
-        if self.authenticate is not None:
-            try:
+        try:
+            if self.authenticate is not None:
                 await self.authenticate()
-            except BackendError as exc:
-                return _refusal(exc)
+            if context is not None and name in TOOL_SCOPES:
+                await (await self.backend_for(context)).require(TOOL_SCOPES[name])
+        except BackendError as exc:
+            return _refusal(exc)
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:

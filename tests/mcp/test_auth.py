@@ -95,6 +95,30 @@ async def test_read_only_key_is_refused_on_write_tools(connect: Connect, service
         await ok(reader, "recall", query="test_upload")
 
 
+async def test_a_key_without_the_scope_is_refused_before_its_arguments(
+    connect: Connect, service: Service
+) -> None:
+    """As REST (`ScopedRoute`): a read-only key learnt a write tool's schema from its 422 (trial 4)."""
+    bad: dict[str, dict[str, Any]] = {
+        "remember": {"kind": "nonsense", "content": ""},
+        "record_reasoning": {"task": 5},
+        "invalidate": {"memory_id": "x", "reason": "r", "unknown": 1},
+        "ingest": {"content": 3},
+        "record_outcome": {"decision_id": "x", "result": "maybe"},
+        "challenge": {"memory_id": ""},
+    }
+    async with connect(service.key_a_read) as reader:
+        for tool, args in bad.items():
+            error = await refused(reader, tool, **args)
+            assert (error["status"], error["code"]) == (403, "auth.forbidden"), (tool, error)
+        # A tool of its scope still answers bad arguments with the 422.
+        error = await refused(reader, "recall", query="x", limit="5")
+        assert (error["status"], error["code"]) == (422, "input.invalid"), error
+    async with connect(service.key_a) as writer:
+        error = await refused(writer, "remember", kind="nonsense", content="")
+        assert (error["status"], error["code"]) == (422, "input.invalid"), error
+
+
 def _leaves(exc: BaseException) -> Iterator[BaseException]:
     if isinstance(exc, BaseExceptionGroup):
         for sub in exc.exceptions:

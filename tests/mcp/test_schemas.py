@@ -10,8 +10,8 @@ from mcp import Client
 from mcp.server.mcpserver import Context
 from pydantic import BaseModel
 
-from service.mcp.backend import Backend
-from service.mcp.tools import RationaleServer
+from service.mcp.backend import TOOL_SCOPES, Backend
+from service.mcp.tools import TOOLS, RationaleServer, describe
 from service.schemas import (
     IngestRequest,
     InvalidateRequest,
@@ -130,3 +130,10 @@ async def test_ingest_description_lists_the_format_enum() -> None:
     line = " ".join(ingest.description.split())  # the sentence may wrap
     listed_formats = line.split("Formats (`format`): ", 1)[1].split(". ", 1)[0]
     assert [f.split(" (")[0] for f in listed_formats.split(", ")] == formats
+
+
+def test_every_tool_has_the_scope_its_description_names() -> None:
+    """`TOOL_SCOPES` (checked before the arguments) and each description's `(scope x)` agree."""
+    assert set(TOOL_SCOPES) == {fn.__name__ for fn, _ in TOOLS}
+    for fn, _ in TOOLS:
+        assert f"(scope {TOOL_SCOPES[fn.__name__]})" in describe(fn), fn.__name__
