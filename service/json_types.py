@@ -6,6 +6,7 @@ nor the driver, and `service.schemas` share it.
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BeforeValidator, GetJsonSchemaHandler
@@ -23,6 +24,10 @@ def _json_int(value: Any) -> Any:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise PydanticCustomError("int_type", "Input should be a valid integer")
     if isinstance(value, float):
+        if not math.isfinite(value):  # 1e400 reads as inf, NaN as nan: neither is a fraction
+            raise PydanticCustomError(
+                "finite_number", "Input should be a finite number, not {value}", {"value": value}
+            )
         if not value.is_integer():
             raise PydanticCustomError(
                 "int_from_float",

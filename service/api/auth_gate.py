@@ -14,6 +14,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from service.api.auth import authenticate_request
 from service.api.encoding import coded_body_refusal
 from service.api.json_body import StrictJsonRequest
+from service.api.query import check_query, query_names
 from service.errors import AuthError
 from service.settings import Settings
 
@@ -85,14 +86,17 @@ class ScopedRoute(APIRoute):
     This route class (FastAPI's documented way to wrap a route's handler) checks the scope the
     route's key dependency requires (`route_scope`) first, then refuses a coded body
     (`coded_body_refusal`, 415); the dependency still checks the scope too. A `ForbiddenError`
-    is rendered by the error table (403 `auth.forbidden`). The body is then read as strict JSON
-    (`json_body.StrictJsonRequest`: a key named twice in an object is a 422).
+    is rendered by the error table (403 `auth.forbidden`). A `/v1/` operation's query string
+    is checked next (`query.check_query`: an unknown or repeated parameter is a 422), and the
+    body is read as strict JSON (`json_body.StrictJsonRequest`: a key named twice in an
+    object is a 422).
     """
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         """Return the route's handler behind the scope and content-coding checks."""
         handler = super().get_route_handler()
         required = route_scope(self)  # the dependant is built before FastAPI asks for this
+        known = query_names(self) if self.path_format.startswith(GATED_PREFIX) else None
 
         async def checked_handler(request: Request) -> Response:
             if required is not None:
@@ -101,6 +105,8 @@ class ScopedRoute(APIRoute):
             refusal = coded_body_refusal(request.scope)
             if refusal is not None:
                 return refusal
+            if known is not None:
+                check_query(request.query_params, known)
             return await handler(StrictJsonRequest(request.scope, request.receive))
 
         return checked_handler

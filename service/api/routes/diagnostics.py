@@ -31,9 +31,7 @@ class DiagnosticsPublic(BaseModel):
     )
 
 
-@router.get(
-    "/diagnostics", response_model=DiagnosticsPublic, responses=error_responses(validation=False)
-)
+@router.get("/diagnostics", response_model=DiagnosticsPublic, responses=error_responses())
 def read_diagnostics(services: ServicesDep, principal: ReadPrincipal) -> DiagnosticsPublic:
     """Return unrecognized origins (count and sample ids) and counts per kind and origin."""
     report = services.diagnostics.report(principal.namespace)
