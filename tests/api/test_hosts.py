@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 from neo4j import Driver
 from pydantic import ValidationError
 
-from service.api.hosts import host_allowed, host_name
+from service.api.hosts import PROBE_PATHS, host_allowed, host_name
 from service.embeddings import Embedder
 from service.main import create_app
 from service.settings import Settings
@@ -148,3 +148,12 @@ def test_star_serves_any_host(fake_embedder: Embedder) -> None:
     with TestClient(create_app(settings, embedder=fake_embedder)) as client:
         r = client.get("/openapi.json", headers={"Host": "behind.a.proxy.example"})
     assert r.status_code == 200, r.text
+
+
+def test_the_document_declares_421_where_the_host_is_checked(app_client: TestClient) -> None:
+    """The probes answer any Host (`PROBE_PATHS`): they declared a 421 they never send (trial 9)."""
+    paths = app_client.get("/openapi.json").json()["paths"]
+    for path, operations in paths.items():
+        for method, operation in operations.items():
+            declared = "421" in operation["responses"]
+            assert declared is (path not in PROBE_PATHS), (method, path)

@@ -129,3 +129,15 @@ def test_every_idempotent_success_declares_the_replay_header(app_client: TestCli
                 assert replay["schema"] == {"type": "string", "enum": ["true"]}, (path, status)
                 declared += 1
     assert declared >= len(IDEMPOTENT)
+
+
+def test_every_operation_declares_the_body_limits_413(app_client: TestClient) -> None:
+    """The body limit refuses an oversized body on any request: a GET's 413 was undeclared (trial 9)."""
+    paths = app_client.get("/openapi.json").json()["paths"]
+    for path, operations in paths.items():
+        for method, operation in operations.items():
+            assert "input.too_large" in operation["responses"]["413"]["description"], (method, path)
+    r = app_client.request(
+        "GET", "/healthz", content=b"x" * 64, headers={"Content-Length": str(13 * 2**20)}
+    )
+    assert r.status_code == 413 and r.json()["code"] == "input.too_large", r.text

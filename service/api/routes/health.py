@@ -36,7 +36,7 @@ class Readiness(BaseModel):
 @router.get(
     "/healthz",
     response_model=Liveness,
-    responses=error_responses(auth=False, validation=False, graph=False),
+    responses=error_responses(auth=False, validation=False, graph=False, host=False),
 )
 def healthz() -> dict[str, str]:
     """Answer while the process is alive (whatever the state of Neo4j)."""
@@ -56,7 +56,7 @@ def _checker(request: Request, budget_s: float) -> Bounded[tuple[bool, bool]]:
     "/readyz",
     response_model=Readiness,
     responses={
-        **error_responses(auth=False, validation=False, graph=False),
+        **error_responses(auth=False, validation=False, graph=False, host=False),
         503: {"model": Readiness, "description": "Not ready: what is missing."},
     },
 )
