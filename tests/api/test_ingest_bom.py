@@ -47,8 +47,10 @@ def test_an_adr_with_a_bom_keeps_its_title_and_number(tenant: Tenant, neo4j_driv
     trace = tenant.get(f"/v1/reasoning/{body['trace_ids'][0]}").json()
     assert trace["task"] == "ADR 15: Use PostgreSQL for persistence"
     decision = tenant.get(f"/v1/memories/{trace['produced'][0]['memory_id']}").json()
-    # the ADR's name is its file stem, with or without a BOM (as for every ADR file)
-    assert decision["metadata"]["adr_name"] == "adr-bomonly"
+    # the file stem has no number, so the ADR's name is its title's number: the BOM did not
+    # hide the title (a record numbered in its file name keeps that number)
+    assert decision["metadata"]["adr_name"] == "15"
+    assert decision["metadata"]["adr_file"] == "adr-bomonly"
     assert decision["content"].startswith("ADR 15: Use PostgreSQL for persistence: ")
     assert "\ufeff" not in decision["content"]
     # the same bytes again: the same source, nothing written

@@ -23,7 +23,7 @@ from service.graph.repository import Tx
 #: ingestion's: the record does not say since when; a later successor's date replaces it).
 OWN_STATUS = "its own status"
 #: The ADR properties every new version of an ADR decision carries over.
-_ADR_FIELDS = ("adr_name", "adr_supersedes", "adr_superseded_by", "adr_amends")
+_ADR_FIELDS = ("adr_name", "adr_aliases", "adr_supersedes", "adr_superseded_by", "adr_amends")
 #: The least step of time: a closing version is written, and a rejected decision ends, this
 #: long after (`shifted`: a time at the end of the range gives `InvalidInputError`, not a 500).
 _TICK = timedelta(microseconds=1)
@@ -89,7 +89,7 @@ def supersede(
         {
             "namespace": writer.namespace,
             "memory_id": decision.memory_id,
-            "name": adr["name"],
+            "names": adr["aliases"],
             "supersedes": adr["supersedes"],
             "superseded_by": adr["superseded_by"],
         },

@@ -108,7 +108,8 @@ def clean_unit(
     """Validate a unit's texts and list those to embed: observations, then the trace's.
 
     An ADR decision (format `adr`, or a unit with supersession links, and a name) also gets
-    its normalised name and links (`adr_key`), its own status text and how it says it ended
+    its normalised name (the parser's ``extra["adr_key"]``, else the `adr_key` of the unit's
+    name) and links (`adr_key` values), its own status text and how it says it ended
     (`lifecycle`: superseded, deprecated, rejected or None).
 
     Args:
@@ -132,8 +133,11 @@ def clean_unit(
     if draft is not None and draft.produced is not None and draft.produced.kind == Kind.DECISION:
         is_adr = unit.extra.get("format") == "adr" or unit.supersedes or unit.superseded_by
         if is_adr and unit.name:
+            name = str(unit.extra.get("adr_key") or adr_key(unit.name))
             adr = {
-                "name": adr_key(unit.name),
+                "name": name,
+                # A slug file numbered in its title answers to both ("ADR-7", "use-postgres").
+                "aliases": list(dict.fromkeys([name, adr_key(unit.name)])),
                 "supersedes": list(dict.fromkeys(unit.supersedes)),
                 "superseded_by": list(dict.fromkeys(unit.superseded_by)),
                 "amends": list(dict.fromkeys(unit.extra.get("amends") or [])),

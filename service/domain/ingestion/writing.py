@@ -155,6 +155,7 @@ class UnitWriter:
             if adr is not None:
                 extra = {
                     "adr_name": adr["name"],
+                    "adr_aliases": adr["aliases"],
                     "adr_supersedes": adr["supersedes"],
                     "adr_superseded_by": adr["superseded_by"],
                     "adr_amends": adr["amends"],

@@ -6,6 +6,7 @@ import re
 from datetime import UTC, datetime
 from pathlib import PurePosixPath
 
+from service.domain.ingestion.formats.adr_meta import adr_date, adr_status, title_number
 from service.domain.ingestion.formats.adr_options import (
     arguments_by_option,
     because,
@@ -16,7 +17,6 @@ from service.domain.ingestion.formats.adr_options import (
 )
 from service.domain.ingestion.formats.adr_sections import (
     BODY_AMENDS,
-    Document,
     key_values,
     read_document,
     relation_clauses,
@@ -25,9 +25,7 @@ from service.domain.ingestion.formats.common import (
     MAX_OBSERVATION_CHARS,
     MAX_STEP_CHARS,
     FormatError,
-    as_text,
     obs,
-    parse_time,
     source_stem,
     truncate,
 )
@@ -51,7 +49,6 @@ _DECIDED = re.compile(
 _PREAMBLE_NOISE = re.compile(r"(?i)^\s*(?::::.*|(?:table of )?contents:?|\[toc\])\s*$")
 #: The last time a `datetime` holds: a record dated then that says it ended cannot end after it.
 _LAST_INSTANT = datetime.max.replace(tzinfo=UTC)
-_META_DATE_KEYS = ("date", "last revised", "last updated", "accepted", "created", "decision date")
 #: What a record's own status (or a ``[superseded]`` mark in its title) says when its decision no
 #: longer holds, in the order they are looked for.
 _ENDED = (
@@ -114,20 +111,6 @@ def _refs(text: str, own: str) -> list[str]:
     return [k for k in (adr_key(t) for t in chosen) if k != own]
 
 
-def _status(doc: Document, meta_kv: dict[str, str]) -> tuple[str, list[str]]:
-    """Return the current status and its history (changelog entries, status lines)."""
-    history: list[str] = []
-    for section in doc.of("changelog"):
-        history += [i for b in section.blocks for i in (b.items or (b.text,)) if i]
-    status_lines: list[str] = []
-    for section in doc.of("status"):
-        status_lines += [ln.strip() for ln in section.text.splitlines() if ln.strip()]
-    status = as_text(doc.meta.get("status")).strip() or meta_kv.get("status", "")
-    status = status or (status_lines[0] if status_lines else "")
-    history += status_lines[1:] if not as_text(doc.meta.get("status")).strip() else status_lines
-    return status, history
-
-
 def parse(content: str, source_name: str) -> list[IngestUnit]:
     """Parse an architecture decision record of any common template into one unit.
 
@@ -138,7 +121,9 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
     changelog, summary, context, drivers, options, arguments, decision, design,
     consequences, links; an unnamed subsection takes its parent's role). One unit per file,
     ``name`` = file stem, ``title`` = the first ``#`` heading, else front matter ``title``,
-    else the stem. Steps in order: one ``observation`` per preamble paragraph that is not
+    else the stem. The record's own ADR key (``extra["adr_key"]``, the decision's
+    ``adr_name``) is the stem's `adr_key`; a stem without a number (``use-postgres``) takes the
+    number its title starts with (``ADR 7: ...``, ``7. ...``: `title_number`), if any. Steps in order: one ``observation`` per preamble paragraph that is not
     metadata or navigation (e.g. a ``:::note Superseded`` admonition's text), per block of the
     summary and context sections; one ``observation`` per drivers section (``"<heading>: item; item"``); one
     ``thought`` (status ``hypothesis``) per option (list items of the options sections that
@@ -157,14 +142,19 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
 
     Metadata comes from front matter, ``Key: value`` lines or list items before the first
     section (each line its own key, also on consecutive lines; a line that is none continues
-    the value above it), and metadata tables (two columns, or a header row and a value row);
-    status from front matter, metadata or a Status section, its history from the Changelog
-    and later status lines. Relations are read in the title, status, metadata, preamble (admonitions
+    the value above it), and metadata tables (`table_pairs`: one ``key | value`` pair per row
+    of two columns, or a header row of keys and a value row; ``| a | b |`` rows without their
+    ``|---|`` line too); status from front matter, metadata or the first status line of a
+    Status section, whose ``Date:`` and other metadata lines (and a line that is only a date)
+    add to the metadata (`adr_status`); its history from the Changelog and the other status
+    lines. Relations are read in the title, status, metadata, preamble (admonitions
     such as ``:::note Superseded``) and links sections: "superseded by X" / "supersedes X",
     "replaces X", "(partly) undo X" fill ``superseded_by`` / ``supersedes`` (a `SUPERSEDES`
     link); "amends/builds on/extends/refines X" and, anywhere in the body, "Following [ADR
     n]" fill ``amends`` (the weaker `AMENDS` link). References are `adr_key` values. ``Date``
-    (or ``last revised``, ``created``...) sets ``valid_from`` (UTC midnight). A record whose own
+    (or ``last revised``, ``created``...) sets ``valid_from`` (UTC midnight); a date given but
+    not readable leaves it None (the ingestion's time) with the warning
+    ``ingest.adr_date_unreadable: <file>: date '<text>' ...`` (`adr_date`). A record whose own
     status or title says it is superseded, deprecated or rejected (`lifecycle`) has that word in
     ``extra["lifecycle"]`` (None while in force): its decision is written closed in valid time
     (`service.domain.ingestion.supersession`). Sections with no
@@ -174,11 +164,11 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
 
     Args:
         content: the record's Markdown (optionally with YAML front matter).
-        source_name: its file name; the stem keys the unit and is its `adr_key`.
+        source_name: its file name; the stem keys and names the unit.
 
     Returns:
-        One unit: the decision as a trace, with status (and history), options, chosen ones,
-        amends links and unplaced sections in ``extra``.
+        One unit: the decision as a trace, with its ADR key, status (and history), options,
+        chosen ones, amends links, unplaced sections and warnings in ``extra``.
 
     Raises:
         FormatError: no decision section or decision statement, front matter that is not
@@ -187,13 +177,15 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
     """
     doc = read_document(content)
     stem = source_stem(source_name)
-    own = adr_key(stem)
     title = doc.title or stem
+    own = adr_key(stem)
+    if not own.isdigit():  # a file named by its slug: the title may carry the number
+        own = title_number(title) or own
     meta_kv = key_values(doc.preamble)
     for key, value in doc.meta.items():
         if isinstance(value, (str, int, float)) or hasattr(value, "isoformat"):
             meta_kv.setdefault(str(key).lower(), str(value))
-    status, history = _status(doc, meta_kv)
+    status, history = adr_status(doc, meta_kv)
 
     decision_sections = doc.of("decision")
     decision_text = "\n".join(s.text for s in decision_sections if s.text).strip()
@@ -227,8 +219,7 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
     relations["amends"] += [k for k in (adr_key(m) for m in BODY_AMENDS.findall(body)) if k != own]
     relations = {k: list(dict.fromkeys(v)) for k, v in relations.items()}
     relations["amends"] = [k for k in relations["amends"] if k not in relations["supersedes"]]
-    date = next((meta_kv[k] for k in _META_DATE_KEYS if k in meta_kv), None)
-    valid_from = parse_time(doc.meta.get("date")) or parse_time(date)
+    valid_from, date_warning = adr_date(doc.meta, meta_kv, source_name)
     ended = lifecycle(status, title, relations["superseded_by"])
     if ended and valid_from == _LAST_INSTANT:
         raise FormatError(
@@ -354,7 +345,10 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
                 "unplaced_sections": [s.title for s in unplaced],
                 "skipped_sections": [s.title for s in doc.of("skip")],
                 "trimmed": trimmed,
-                "warnings": ["adr.unplaced_section"] if unplaced else [],
+                "warnings": [
+                    *(["adr.unplaced_section"] if unplaced else []),
+                    *([date_warning] if date_warning else []),
+                ],
             },
         )
     ]

@@ -9,6 +9,7 @@ from typing import Any
 
 import yaml
 
+from service.domain.ingestion.formats.adr_tables import table_pairs, table_rows
 from service.domain.ingestion.formats.common import FormatError, as_text
 from service.domain.ingestion.formats.markdown import Block, parse_blocks
 
@@ -281,7 +282,7 @@ def read_document(content: str) -> Document:
     return Document(meta, title, preamble, sections)
 
 
-def _key_line(line: str) -> tuple[str, str] | None:
+def key_line(line: str) -> tuple[str, str] | None:
     """Return ``(key, value)`` of a ``Key: value`` line (value may be empty), else None.
 
     The key is the text before the first ``:``, without emphasis marks, lower-cased, 1 to 30
@@ -303,7 +304,7 @@ def _paragraph_pairs(lines: Iterable[str]) -> list[tuple[str, str]]:
     """
     pairs: list[tuple[str, str]] = []
     for line in lines:
-        pair = _key_line(line)
+        pair = key_line(line)
         if pair is not None:
             pairs.append(pair)
         elif not pairs:
@@ -315,30 +316,26 @@ def _paragraph_pairs(lines: Iterable[str]) -> list[tuple[str, str]]:
 
 
 def key_values(blocks: Iterable[Block]) -> dict[str, str]:
-    """Return ``key: value`` metadata of list items, lines and two-column or header tables.
+    """Return ``key: value`` metadata of list items, lines and metadata tables.
 
-    A two-row table is read as a header row of keys over a row of values first; a two-column
-    table also as one ``key | value`` pair per row. A list item is one ``Key: value`` pair; a
-    paragraph whose first line is a ``Key: value`` line has one pair per such line, each other
-    line continuing the value above it (`_paragraph_pairs`). Keys are lower-cased; the first
-    value of a key wins; empty values are left out.
+    Tables (also ``| a | b |`` rows without their ``|---|`` line, `table_rows`) give the pairs
+    of `table_pairs`: a header of keys over a row of values, or one ``key | value`` pair per row
+    of a two-column table. A list item is one ``Key: value`` pair; a paragraph whose first line
+    is a ``Key: value`` line has one pair per such line, each other line continuing the value
+    above it (`_paragraph_pairs`). Keys are lower-cased; the first value of a key wins; empty
+    values are left out.
     """
     found: dict[str, str] = {}
     for block in blocks:
         pairs: list[tuple[str, str]] = []
-        if block.kind == "table":
-            rows = [[c.strip() for c in row.split(" | ")] for row in block.text.splitlines()]
-            if len(rows) == 2:
-                pairs += list(zip(rows[0], rows[1], strict=False))
-            if rows and all(len(r) == 2 for r in rows):
-                start = 1 if rows[0][0].lower() in ("key", "field", "name", "property", "") else 0
-                pairs += [(r[0], r[1]) for r in rows[start:]]
-            pairs = [(k.strip("* ").lower(), v.strip()) for k, v in pairs if k and v]
+        rows = table_rows(block)
+        if rows:
+            pairs = [(k.strip("*_: ").lower(), v.strip()) for k, v in table_pairs(rows) if k and v]
         elif block.kind == "paragraph" and block.lines:
             pairs = _paragraph_pairs(block.lines)
-        else:
+        elif block.kind != "table":
             lines = block.items if block.kind == "list" else tuple(block.text.splitlines())
-            pairs = [p for p in (_key_line(line) for line in lines) if p is not None]
+            pairs = [p for p in (key_line(line) for line in lines) if p is not None]
         for key, value in pairs:
             if key and value:
                 found.setdefault(key, value)

@@ -1,0 +1,147 @@
+"""An ADR's own metadata: its status and status history, its date, its number from its title."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any
+
+from service.domain.ingestion.formats.adr_sections import Document, key_line, key_values
+from service.domain.ingestion.formats.adr_tables import is_meta_key
+from service.domain.ingestion.formats.common import as_text, parse_time
+
+#: The warning's code for a date that was there but could not be read (`adr_date`).
+ADR_DATE_UNREADABLE = "ingest.adr_date_unreadable"
+#: Keys whose value dates a record, in the order they are looked for.
+META_DATE_KEYS = ("date", "last revised", "last updated", "accepted", "created", "decision date")
+_STATUS_KEYS = frozenset({"status", "state", "decision status"})
+#: Keys that are relations: in a Status section such a line is a status line, read for relations.
+_RELATION_KEYS = frozenset(
+    {"supersedes", "superseded by", "superseded-by", "replaces", "replaced by", "amends"}
+)
+#: A line that is only a date (``2020-01-01``, ``2020-01-01T10:00Z``): a date, not a status.
+_BARE_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$")
+#: An ADR number leading a title: ``ADR 7: ...``, ``ADR-0007 ...``, ``RFC 7 ...``, ``adr7 ...``;
+#: or a bare number followed by ``.``, ``:`` or ``)`` and a space, or by a dash between spaces
+#: (``7. Use Postgres``, ``0007 - Use Postgres``, ``Decision 7: ...``) -- not ``3 replicas``.
+_TITLE_NUMBER = re.compile(
+    r"(?i)^[\s\[(]*(?:(?:adr|rfc)[\s_#-]*0*(\d+)(?!\w)"
+    r"|(?:decision\s+(?:record\s+)?)?#?0*(\d+)(?:[.:)]|\s+[-\u2013\u2014])\s)"
+)
+_LONGEST_QUOTED = 80
+
+
+def title_number(title: str) -> str | None:
+    """Return the ADR number a title starts with, without leading zeros (None when none).
+
+    Args:
+        title: the record's title, e.g. ``"ADR 7: Use Postgres"`` or ``"7. Use Postgres"``.
+
+    Returns:
+        ``"7"`` for those; None for ``"Use Postgres"``, ``"3 replicas for Kafka"``, ``"2FA"``.
+    """
+    match = _TITLE_NUMBER.match(title)
+    return (match.group(1) or match.group(2)) if match else None
+
+
+def _section_lines(doc: Document) -> tuple[list[str], dict[str, str]]:
+    """Return a Status section's text lines and its metadata lines (``Date: ...``), as read."""
+    lines: list[str] = []
+    meta: dict[str, str] = {}
+    for section in doc.of("status"):
+        for block in section.blocks:
+            if block.kind in ("html", "hr"):
+                continue
+            if block.kind == "table":
+                table = key_values([block])
+                lines += [v for k, v in table.items() if k in _STATUS_KEYS]
+                lines += [f"{k} {v}" for k, v in table.items() if k in _RELATION_KEYS]
+                meta.update(
+                    {k: v for k, v in table.items() if k not in _STATUS_KEYS | _RELATION_KEYS}
+                )
+                continue
+            for line in block.lines or block.items or tuple(block.text.splitlines()):
+                pair = key_line(line)
+                if pair is not None and pair[0] in _STATUS_KEYS:
+                    lines += [pair[1]] if pair[1] else []
+                elif pair is not None and pair[0] in _RELATION_KEYS:
+                    lines.append(line.strip())
+                elif pair is not None and (is_meta_key(pair[0]) or pair[0] in META_DATE_KEYS):
+                    meta.setdefault(*pair)
+                elif _BARE_DATE.match(line.strip()):
+                    meta.setdefault("date", line.strip())
+                elif line.strip():
+                    lines.append(line.strip())
+    return lines, {k: v for k, v in meta.items() if v}
+
+
+def adr_status(doc: Document, meta_kv: dict[str, str]) -> tuple[str, list[str]]:
+    """Return an ADR's current status and its history; add a Status section's metadata to `meta_kv`.
+
+    The status is the front matter's, else the metadata's (``Status: ...``), else the first
+    status line of the Status sections: each line of a paragraph, list item or ``Status:``
+    value is one line (``Accepted`` then ``Supersedes ADR-0003`` are two). Lines of other
+    metadata keys (``Date: 2020-01-01``, ``Deciders: ...``) and lines that are only a date are
+    metadata, added to `meta_kv` where it has no value for the key (``date`` for a bare date):
+    the date dates the record. The history is the Changelog's entries, then the other status
+    lines (a ``Supersedes ADR-0003`` line is read for relations there, as any history line).
+
+    Args:
+        doc: the record as read.
+        meta_kv: its metadata (front matter and preamble), lower-case keys; updated in place.
+
+    Returns:
+        ``(status, history)``: the status text (empty when none) and the history lines.
+    """
+    history: list[str] = []
+    for section in doc.of("changelog"):
+        history += [i for b in section.blocks for i in (b.items or (b.text,)) if i]
+    lines, section_meta = _section_lines(doc)
+    for key, value in section_meta.items():
+        meta_kv.setdefault(key, value)
+    status = as_text(doc.meta.get("status")).strip() or meta_kv.get("status", "")
+    if not status:
+        return (lines[0] if lines else ""), history + lines[1:]
+    same = next((i for i, ln in enumerate(lines) if ln.casefold() == status.casefold()), None)
+    return status, history + [ln for i, ln in enumerate(lines) if i != same]
+
+
+def _quoted(value: Any) -> str:
+    text = value.isoformat() if hasattr(value, "isoformat") else as_text(value)
+    text = " ".join(text.split())
+    return text if len(text) <= _LONGEST_QUOTED else f"{text[:_LONGEST_QUOTED]}…"
+
+
+def adr_date(
+    front_matter: dict[str, Any], meta_kv: dict[str, str], source_name: str
+) -> tuple[datetime | None, str | None]:
+    """Return an ADR's date as ``valid_from`` and the warning for a date that could not be read.
+
+    The front matter's ``date`` is looked at first, then the metadata's date keys in
+    `META_DATE_KEYS` order; the first readable one (ISO 8601, within the times a `datetime`
+    holds in UTC: `parse_time`) wins. When a date is given but none can be read, the record is
+    undated (the ingestion's time is used) and the warning says so:
+    ``"ingest.adr_date_unreadable: <file>: date '<text>' could not be read ..."``.
+
+    Args:
+        front_matter: the record's YAML front matter (``{}`` when none).
+        meta_kv: its metadata, lower-case keys (`adr_status` added the Status section's).
+        source_name: its file name, for the warning.
+
+    Returns:
+        ``(valid_from, warning)``: a timezone-aware UTC datetime or None, and the warning or None.
+    """
+    first = front_matter.get("date")
+    given = [first, *(v for k in META_DATE_KEYS if (v := meta_kv.get(k)) != str(first))]
+    given = [v for v in given if v is not None and as_text(v).strip()]
+    for value in given:
+        parsed = parse_time(value)
+        if parsed is not None:
+            return parsed, None
+    if not given:
+        return None, None
+    texts = ", ".join(repr(t) for t in dict.fromkeys(_quoted(v) for v in given))
+    return None, (
+        f"{ADR_DATE_UNREADABLE}: {source_name}: date {texts} could not be read (an ISO 8601 "
+        "date within the years 1-9999 in UTC is); the record is dated at its ingestion"
+    )
