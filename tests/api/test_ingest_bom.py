@@ -69,3 +69,12 @@ def test_a_session_with_a_bom_is_still_a_session(tenant: Tenant) -> None:
     assert len(body["trace_ids"]) == 2
     first_line = json.loads(text.splitlines()[0])
     assert first_line["type"] == "session_meta"  # the line the BOM used to corrupt
+
+
+def test_a_known_sources_format_is_said_to_be_the_recorded_one(tenant: Tenant) -> None:
+    """Sent again with `auto`, the stored format is used: it said `declared` (trial 9)."""
+    first = ingest_ok(tenant, ADR, "adr-15.md")
+    assert first["detection"]["format"] == "adr" and "declared" not in first["detection"]["signals"]
+    again = ingest_ok(tenant, ADR, "adr-15.md", status=200)
+    assert again["new"] is False
+    assert again["detection"] == {"format": "adr", "signals": ["recorded"]}

@@ -6,6 +6,7 @@ import hashlib
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from typing import Any, Literal, Protocol
 
 from service.domain.ingestion.formats import FormatError, ParsedDocument, parse_document
@@ -301,6 +302,9 @@ def _parsed(
 ) -> ParsedDocument:
     """Parse the material; a known source's with the format and the name stored on it.
 
+    A known source's `signals` are ``("recorded",)``: whatever the caller declared, the format
+    is the one its content was recorded with.
+
     Units are keyed and named from the source name (an ADR's or a trajectory's file stem), so
     the same content handed in again under another name is parsed as it was the first time:
     its units are the recorded ones, and nothing is written again (as the stored format keeps
@@ -312,8 +316,10 @@ def _parsed(
     if source is not None:
         fmt, source_name = source["format"], source.get("name") or source_name
     try:
-        return parse_document(content, fmt, source_name)
+        parsed = parse_document(content, fmt, source_name)
     except FormatError as exc:
         raise UnsupportedFormat(
             exc.message, extra={"format": fmt, "source_name": source_name}
         ) from exc
+    # The format came from the source, not from the caller or the structure.
+    return replace(parsed, signals=("recorded",)) if source is not None else parsed

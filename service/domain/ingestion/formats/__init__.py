@@ -76,7 +76,8 @@ class ParsedDocument:
 
     Attributes:
         format: the format parsed with (never ``auto``).
-        signals: why: the structural signals `detect` saw, or ``("declared",)``.
+        signals: why: the structural signals `detect` saw, ``("declared",)``, or
+            ``("recorded",)`` for content ingested before (its stored format).
         units: the units in source order.
         redacted: secrets replaced before parsing, by kind (`redact`).
         warnings: document-level warnings: a code (e.g. ``ingest.fallback_to_text``), or
