@@ -125,3 +125,34 @@ def test_bad_requests(tenant: Tenant) -> None:
     ):
         r = tenant.post("/v1/precedents", json=body)
         assert (r.status_code, r.json()["code"]) == (422, "input.invalid"), body
+
+
+def test_one_strong_match_beats_two_middling_ones(tenant: Tenant) -> None:
+    """The decision whose trace is about the situation comes first, though its own text is not.
+
+    Trial 9: a README trace ("Why does test_upload fail?", deciding "The setup code has a
+    race; the lock fixes it") ranked 13th to 18th among ingested session replies whose
+    decision and trace both matched a little: a group's score was the sum of its matches'
+    reciprocal ranks, so two middling matches outweighed the best one.
+    """
+    target = trace(
+        tenant,
+        "Why does test_upload fail in CI?",
+        "CI log: test_upload failed with connection reset during setup",
+        "setup has a race; a lock fixes it",
+        "The setup code has a race; the lock fixes it",
+    )
+    for i, (task, decision) in enumerate(
+        [
+            ("The tests fail on the laptop", "The test is failing on the laptop too"),
+            ("Fix the failing build", "The build fails because a test fails in CI"),
+            ("Why do tests fail sometimes?", "Tests fail when the fixtures are missing"),
+            ("Clean up the CI config", "CI runs the tests twice; drop one job"),
+        ]
+    ):
+        trace(tenant, task, f"Log {i}: a test failed in CI", f"The cause {i}", decision)
+    for situation in ("test_upload fails in CI", "test_upload fails intermittently in CI"):
+        r = tenant.post("/v1/precedents", json={"situation": situation, "limit": 3})
+        assert r.status_code == 200, r.text
+        first = r.json()["items"][0]
+        assert first["decision"]["memory_id"] == target["produced"][0]["memory_id"], situation

@@ -62,7 +62,7 @@ class Match:
         via: `decision` (the decision's own text matched) or `reasoning` (a trace that produced
             it matched: its task, steps and conclusion).
         memory_id: the matching memory (the decision, or the trace).
-        score: the hit's fused (RRF, quality-weighted) score.
+        score: the hit's fused (recall's fusion setting, quality-weighted) score.
         similarity: cosine similarity in [0, 1] of the situation to the hit, higher is closer;
             None when only the fulltext index found it.
         lexical: the fulltext (Lucene, `english` analyzer) score, or None when only the vector
@@ -84,8 +84,8 @@ class Precedent:
 
     Attributes:
         decision: the decision's version believed at `known_at` (status and confidence on it).
-        score: the group's score: the decision's own fused score plus the best fused score of
-            the traces that produced it.
+        score: the group's score: its best match's fused score (the decision's own, or that
+            of a trace that produced it).
         similarity: the best cosine similarity among its matches, or None.
         matched: why it matched, best first.
         reasoning: the recall-visible traces that produced it, oldest first.

@@ -1,13 +1,16 @@
 """`PrecedentService`: past decisions resembling a situation, with reasoning and outcome record.
 
 Candidates come from the retrieval package's own functions (`CandidateFinder` over the vector
-and fulltext indexes, `fuse` for quality-weighted RRF), asked for decisions and reasoning traces
+and fulltext indexes, `fuse` with recall's fusion setting, quality-weighted), asked for decisions and reasoning traces
 with recall's visibility (`VisibilityPolicy.origins("recall")`): a maintenance-authored trace
 never stands for a precedent, while a user's decision it touched does (visibility reads
 `created_by_origin`). A decision hit stands for itself; a trace hit stands for what it
-`PRODUCED`. A decision's group score is its own fused score plus the best fused score of the
-traces that produced it, so a decision whose task, observations and conclusion all match the
-situation ranks first.
+`PRODUCED`. A decision's group score is its best match's fused score, the decision's own or
+that of a trace that produced it (ties: the better other match); measured on the precedent
+bench (`scripts/bench precedents`, 535 paraphrased tasks of trajectories and ADRs, in one
+namespace with the corpus' coding-agent sessions) against the sum of the two under RRF, the
+first choice: hit@1 0.981 -> 0.991, MRR@3 0.984 -> 0.992, and a README-style trace whose task
+is the situation ranked first, not 13th-18th below session replies that matched twice a little.
 """
 
 from __future__ import annotations
@@ -55,7 +58,11 @@ class _Group:
 
     @property
     def score(self) -> float:
-        return self.own + self.reasoning
+        return max(self.own, self.reasoning)
+
+    @property
+    def other(self) -> float:
+        return min(self.own, self.reasoning)
 
 
 def _brief(trace: Trace) -> ReasoningBrief:
@@ -175,7 +182,7 @@ class PrecedentService:
         fulltext: list[Hit],
         text: str,
     ) -> list[_Group]:
-        ranked = fuse(vector, fulltext, query.limit, self.config.rrf_k)
+        ranked = fuse(vector, fulltext, query.limit, self.config.rrf_k, self.config.fusion)
         if not ranked:
             return []
         lexical = {h.uid: h.score for h in fulltext}
@@ -206,7 +213,7 @@ class PrecedentService:
                 else:
                     group.own = max(group.own, fused.score)
                 group.matches.append(match)
-        return sorted(groups.values(), key=lambda g: (-g.score, g.memory_id))
+        return sorted(groups.values(), key=lambda g: (-g.score, -g.other, g.memory_id))
 
     def _precedent(
         self, tx: Tx, namespace: str, group: _Group, request: PrecedentRequest, as_of: datetime
