@@ -11,6 +11,21 @@ from typing import Any
 from service.errors import echo_ids
 from service.mcp.backend import BackendError, Json
 
+#: Unicode's bidirectional formatting characters (marks, embeddings, overrides, isolates).
+BIDI_CONTROLS = frozenset(
+    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
+_SHOWN = {ord(c): f"\\u{ord(c):04x}" for c in BIDI_CONTROLS}
+
+
+def shown(text: str) -> str:
+    r"""Return a tool's text with each bidirectional control written as its escape (``\u202e``).
+
+    Stored texts keep them (structured content is the REST answer, unchanged); in the text a
+    model reads, an override would reorder what follows it (CVE-2021-42574, "Trojan Source").
+    """
+    return text.translate(_SHOWN)
+
 
 def _when(value: Any) -> str:
     return str(value) if value else "now"

@@ -124,7 +124,7 @@ def describe(fn: Callable[..., Any]) -> str:
 def _refusal(exc: BackendError) -> CallToolResult:
     """Return the tool error of a refusal: its rendering, and the REST error body plus status."""
     return CallToolResult(
-        content=[TextContent(type="text", text=render.error(exc))],
+        content=[TextContent(type="text", text=render.shown(render.error(exc)))],
         structured_content={"error": exc.body()},
         is_error=True,
     )
@@ -145,7 +145,8 @@ async def _call(
     except BackendError as exc:
         return _refusal(exc)
     return CallToolResult(
-        content=[TextContent(type="text", text=text(answer))], structured_content=answer
+        content=[TextContent(type="text", text=render.shown(text(answer)))],
+        structured_content=answer,
     )
 
 

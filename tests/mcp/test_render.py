@@ -55,3 +55,10 @@ def test_revisit_hypothesis_and_quality_issue_steps_are_indexes() -> None:
         {"quality": {"issues": [{"code": "circular", "step": 2, "message": "m"}]}},
     )
     assert "circular (step 2): m" in render.error(refusal)
+
+
+def test_a_texts_bidirectional_controls_are_shown_escaped() -> None:
+    """A stored text's U+202E reversed what the model reads after it (Trojan Source); trial 7."""
+    text = render.shown("[fact] approve\u202e gnirts \u2066x\u2069 ok\u200f")
+    assert text == "[fact] approve\\u202e gnirts \\u2066x\\u2069 ok\\u200f"
+    assert render.shown("plain text, é, 中文, emoji 🙂") == "plain text, é, 中文, emoji 🙂"
