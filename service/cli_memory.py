@@ -139,6 +139,7 @@ def remember(
     from service.domain.memories.batch import BatchItem, create_many
     from service.domain.models import NewMemory
     from service.errors import InvalidInputError, RationaleError, TooLargeError
+    from service.json_types import strict_loads
     from service.origins import Origin
     from service.schemas import MemoryCreate
 
@@ -163,7 +164,7 @@ def remember(
         if not line.strip():
             continue
         try:
-            body = MemoryCreate.model_validate(json.loads(line))
+            body = MemoryCreate.model_validate(strict_loads(line))
         except (json.JSONDecodeError, ValidationError) as exc:
             typer.echo(f"{name}:{number}: {exc}", err=True)
             raise typer.Exit(2) from exc

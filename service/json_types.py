@@ -6,6 +6,7 @@ nor the driver, and `service.schemas` share it.
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Annotated, Any
 
@@ -71,3 +72,49 @@ class _Int64Schema:
 #: A JSON integer (`7` or `7.0`, never `"7"` or `true`) in the signed 64-bit range Neo4j
 #: stores; a field's own `ge`/`le` narrows the range further and is what its schema shows.
 JsonInt = Annotated[int, BeforeValidator(_json_int), AfterValidator(_int64), _Int64Schema()]
+
+
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """Build one JSON object (`json.loads`' `object_pairs_hook`); raise on a repeated key."""
+    built = dict(pairs)
+    if len(built) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return built
+
+
+def strict_loads(body: bytes | str) -> Any:
+    """Parse a JSON document as `json.loads` does, refusing an object with a repeated key.
+
+    RFC 8259 §4: names within an object SHOULD be unique, and parsers disagree on which value
+    wins (I-JSON, RFC 7493 §2.3, forbids duplicates). Python's `json` keeps the last, so a
+    body whose first `content` a proxy or an audit log read was stored with its second. REST
+    bodies (`api.json_body`), the MCP endpoint and the CLI's JSON Lines read through this.
+
+    Args:
+        body: the document (bytes are decoded as `json.loads` decodes them: UTF-8/16/32).
+
+    Returns:
+        The value.
+
+    Raises:
+        json.JSONDecodeError: not JSON, or an object names a key twice (`msg` says `duplicate
+            key 'name' in an object`; `pos` is the key's last occurrence written as
+            `json.dumps` writes it, 0 when there is none). FastAPI answers it as a 422 issue of type `json_invalid`.
+        UnicodeDecodeError: bytes that are not text (FastAPI's 400, the service's 422).
+    """
+    try:
+        return json.loads(body, object_pairs_hook=_unique_object)
+    except _DuplicateKey as exc:
+        text = body if isinstance(body, str) else body.decode("utf-8", "replace")
+        pos = max(text.rfind(json.dumps(exc.key, ensure_ascii=False)), 0)
+        raise json.JSONDecodeError(f"duplicate key {exc.key!r} in an object", text, pos) from exc

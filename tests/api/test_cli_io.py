@@ -99,3 +99,19 @@ def test_remember_accepts_a_bom_crlf_and_stdin(
     assert stdin.exit_code == 0, stdin.output
     assert "1 created, 0 existed already (1 lines)" in stdin.output
     assert _count(neo4j_driver, tenant.namespace) == 3
+
+
+def test_remember_refuses_a_line_naming_a_key_twice(
+    tenant: Tenant, neo4j_driver: Driver, tmp_path: Path
+) -> None:
+    """As REST bodies do: `json` kept the last `content` and stored it (trial 10)."""
+    path = tmp_path / "dup.jsonl"
+    path.write_text(
+        '{"kind": "fact", "content": "first line"}\n'
+        '{"kind": "fact", "content": "cli dupkey A", "content": "cli dupkey B"}\n',
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(cli_app, ["remember", str(path), "-n", tenant.namespace])
+    assert result.exit_code == 2, result.output
+    assert f"{path}:2: duplicate key 'content' in an object" in result.output
+    assert _count(neo4j_driver, tenant.namespace) == 0
