@@ -140,8 +140,13 @@ class RestBackend:
         body: Json | None = None,
         params: Json | None = None,
     ) -> Json:
-        """Send a request on `/v1/memories/{memory_id}{tail}`; an id with "/" as `UNROUTABLE_ID`."""
-        routed = UNROUTABLE_ID if "/" in memory_id else segment(memory_id)
+        """Send a request on `/v1/memories/{memory_id}{tail}`, an odd id as `UNROUTABLE_ID`.
+
+        Odd: holding a "/", or `batch` for the memory itself (its path is the batch resource's).
+        """
+        # `/v1/memories/batch` is the batch resource (POST), not a memory the id could name.
+        odd = "/" in memory_id or (memory_id == "batch" and not tail)
+        routed = UNROUTABLE_ID if odd else segment(memory_id)
         try:
             return await self._send(method, f"/v1/memories/{routed}{tail}", body, params)
         except BackendError as exc:

@@ -11,6 +11,7 @@ from rationale_client import (
     AsyncClient,
     Client,
     MemoryNotFoundError,
+    MemoryUpdate,
     OutcomeCreate,
     RationaleError,
     RetryPolicy,
@@ -148,3 +149,11 @@ def test_precedents_take_kinds_and_times_and_retrieval_explains(client: Client) 
     for retrieval in (client.recall, client.search):
         hits = retrieval(trace.task, limit=3, explain=True)
         assert hits.items and all(item.explain for item in hits.items)
+
+
+def test_the_id_batch_is_an_argument_error_where_it_names_the_batch(dead: Client) -> None:
+    """`/v1/memories/batch` is the batch resource: `get("batch")` was a bare 405 (trial 10)."""
+    with dead, pytest.raises(ArgumentError, match="batch resource"):
+        dead.memories.get("batch")
+    with pytest.raises(ArgumentError, match="batch resource"):
+        dead.memories.update("batch", MemoryUpdate(content="x"), if_match=1)

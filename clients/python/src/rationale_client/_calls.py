@@ -31,6 +31,17 @@ def _segment(value: str, name: str) -> str:
 
 
 def _memory(memory_id: str, tail: str = "", name: str = "memory_id") -> str:
+    """Return a memory's path; `tail` is a sub-resource (`/history`...) or "" for the memory.
+
+    Raises:
+        ArgumentError: see `_segment`; or the id `batch` for the memory itself, whose path is
+            the batch resource's (`POST /v1/memories/batch`): no memory has that id.
+    """
+    if memory_id == "batch" and not tail:
+        raise ArgumentError(
+            f"{name} 'batch' cannot be sent: /v1/memories/batch is the batch resource, "
+            "and no memory has that id"
+        )
     return f"/v1/memories/{_segment(memory_id, name)}{tail}"
 
 
