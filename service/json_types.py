@@ -74,6 +74,14 @@ class _Int64Schema:
 JsonInt = Annotated[int, BeforeValidator(_json_int), AfterValidator(_int64), _Int64Schema()]
 
 
+class DuplicateKeyError(json.JSONDecodeError):
+    """A JSON object names a key twice (`strict_loads`); `key` is the name."""
+
+    def __init__(self, key: str, doc: str, pos: int) -> None:
+        super().__init__(f"duplicate key {key!r} in an object", doc, pos)
+        self.key = key
+
+
 class _DuplicateKey(ValueError):
     def __init__(self, key: str) -> None:
         super().__init__(key)
@@ -107,9 +115,10 @@ def strict_loads(body: bytes | str) -> Any:
         The value.
 
     Raises:
-        json.JSONDecodeError: not JSON, or an object names a key twice (`msg` says `duplicate
-            key 'name' in an object`; `pos` is the key's last occurrence written as
-            `json.dumps` writes it, 0 when there is none). FastAPI answers it as a 422 issue of type `json_invalid`.
+        json.JSONDecodeError: not JSON; `DuplicateKeyError` (a subclass) when an object names
+            a key twice (`msg` says `duplicate key 'name' in an object`; `pos` is the key's
+            last occurrence written as `json.dumps` writes it, 0 when there is none). FastAPI
+            answers either as a 422 issue of type `json_invalid`.
         UnicodeDecodeError: bytes that are not text (FastAPI's 400, the service's 422).
     """
     try:
@@ -117,4 +126,4 @@ def strict_loads(body: bytes | str) -> Any:
     except _DuplicateKey as exc:
         text = body if isinstance(body, str) else body.decode("utf-8", "replace")
         pos = max(text.rfind(json.dumps(exc.key, ensure_ascii=False)), 0)
-        raise json.JSONDecodeError(f"duplicate key {exc.key!r} in an object", text, pos) from exc
+        raise DuplicateKeyError(exc.key, text, pos) from exc

@@ -23,7 +23,7 @@ from starlette.applications import Starlette
 from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import JSONResponse
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from service.api.auth import Principal, authenticate_request
 from service.api.auth_gate import unauthorized
@@ -32,6 +32,7 @@ from service.api.errors import HTTP_CODES
 from service.api.hosts import host_allowed, host_name
 from service.container import Services
 from service.errors import AuthError
+from service.json_types import DuplicateKeyError, strict_loads
 from service.mcp.backend import Backend, BackendError
 from service.mcp.local import LocalBackend
 from service.mcp.tools import RationaleServer
@@ -84,6 +85,9 @@ def origin_allowed(origin: str | None, allowed: tuple[str, ...] | None) -> bool:
 
 class McpEndpoint:
     """The ASGI app behind `/mcp`: a bad key is a 401, a method but POST a 405, a coded body a 415.
+
+    A body whose JSON names a key twice is the JSON-RPC parse error (HTTP 400, -32700) the SDK
+    gives unreadable JSON, naming the key, where the SDK would keep the last value (REST: 422).
 
     The Host is checked for the whole app (`HostCheckMiddleware`); in dev mode, where no key
     guards the endpoint, a browser page's `Origin` must name a served host too (403
@@ -143,7 +147,50 @@ class McpEndpoint:
             )
             await refusal(scope, receive, send)
             return
+        body, receive = await read_whole(receive)
+        try:
+            strict_loads(body)
+        except DuplicateKeyError as exc:
+            # The SDK's JSON reader keeps a repeated key's last value; REST bodies refuse it.
+            refusal = JSONResponse(
+                {
+                    "jsonrpc": "2.0",
+                    "id": None,
+                    "error": {"code": -32700, "message": f"Parse error: {exc.msg}"},
+                },
+                status_code=400,
+            )
+            await refusal(scope, receive, send)
+            return
+        except (ValueError, RecursionError):
+            pass  # not JSON (or nested past Python's parser): the SDK answers its own error
         await self.server.session_manager.handle_request(scope, receive, send)
+
+
+async def read_whole(receive: Receive) -> tuple[bytes, Receive]:
+    """Read a request's whole body; return it and a `receive` that hands it on again.
+
+    The body limit (`api.limits`) still counts what is read: an oversized body stops here.
+    """
+    chunks: list[bytes] = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            break  # the client went away
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            break
+    body = b"".join(chunks)
+    replayed = False
+
+    async def replay() -> Message:
+        nonlocal replayed
+        if replayed:
+            return await receive()
+        replayed = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return body, replay
 
 
 def is_json_rpc(content_type: str | None) -> bool:

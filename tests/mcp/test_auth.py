@@ -234,3 +234,36 @@ async def test_stdio_checks_the_key_before_the_arguments(service: Service) -> No
         for tool, args in BAD_ARGUMENTS:
             error = await refused(client, tool, **args)
             assert (error["status"], error["code"]) == (422, "input.invalid"), tool
+
+
+async def test_http_a_key_named_twice_is_a_parse_error_and_writes_nothing(
+    service: Service,
+) -> None:
+    """The SDK kept the last of two `content`s and stored it; REST refuses such a body (trial 10)."""
+    headers = {
+        **MCP_HEADERS,
+        "Authorization": f"Bearer {service.key_a}",
+        "Content-Type": "application/json",
+    }
+    content = unique("mcp twice")
+    call = (
+        '{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "remember", '
+        '"arguments": {"kind": "fact", "content": "'
+        + content
+        + ' A", "content": "'
+        + content
+        + ' B"}}}'
+    )
+    async with httpx.AsyncClient(timeout=30.0) as http:
+        r = await http.post(f"{service.base_url}/mcp", content=call, headers=headers)
+        assert r.status_code == 400, r.text
+        error = r.json()["error"]
+        assert error["code"] == -32700 and "duplicate key 'content'" in error["message"], error
+        # A body the strict reader cannot read at all is still the SDK's own parse error.
+        broken = await http.post(f"{service.base_url}/mcp", content="{", headers=headers)
+        assert broken.status_code == 400 and broken.json()["error"]["code"] == -32700
+        deep = await http.post(f"{service.base_url}/mcp", content="[" * 5000, headers=headers)
+        assert deep.status_code == 400, deep.text
+    async with http_client(service, service.key_a) as client:
+        answer, _ = await ok(client, "search", query=content, limit=5)
+    assert not [i for i in answer["items"] if content in str(i)], answer
