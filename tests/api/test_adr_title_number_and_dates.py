@@ -1,5 +1,6 @@
 """ADR ingestion end to end: an ADR numbered only in its title is found by the ADR that
-supersedes it, and an unreadable date is reported (parser rules: tests/unit/test_adr_metadata.py).
+supersedes it, and an unreadable or future date is reported (parser rules:
+tests/unit/test_adr_metadata.py).
 """
 
 from __future__ import annotations
@@ -25,6 +26,13 @@ def ingest(t: Tenant, content: str, name: str) -> dict[str, Any]:
     r = t.post("/v1/ingest", json={"format": "adr", "source_name": name, "content": content})
     assert r.status_code in (200, 201), r.text
     return r.json()  # type: ignore[no-any-return]
+
+
+def unit_warnings(body: dict[str, Any], code: str) -> list[str]:
+    """The one unit's warnings with `code` (``"<code>: <detail>"``), also listed for the document."""
+    [unit] = body["units"]
+    assert [w["unit"] for w in body["warnings"] if w["code"].startswith(code)] == [unit["key"]]
+    return [w for w in unit["warnings"] if w.startswith(f"{code}: ")]
 
 
 def decision_of(t: Tenant, body: dict[str, Any]) -> dict[str, Any]:
@@ -61,10 +69,8 @@ def test_a_slug_adr_without_a_title_number_keeps_its_slug_name(tenant: Tenant) -
 def test_an_unreadable_date_is_reported_and_the_ingestion_time_kept(tenant: Tenant) -> None:
     content = OLDER.format(title="ADR 7: Use Postgres").replace("2021-03-01", "the 1st of March")
     body = ingest(tenant, content, "0007-use-postgres.md")
-    [warning] = [w for w in body["warnings"] if w["code"].startswith("ingest.adr_date_unreadable")]
-    assert warning["unit"] == "0007-use-postgres"
-    assert "0007-use-postgres.md" in warning["code"] and "'the 1st of March'" in warning["code"]
-    assert warning["code"] in body["units"][0]["warnings"]
+    [text] = unit_warnings(body, "ingest.adr_date_unreadable")
+    assert "0007-use-postgres.md" in text and "'the 1st of March'" in text
     assert decision_of(tenant, body)["valid_from"] > "2025"  # the ingestion's time
 
 
@@ -77,3 +83,14 @@ def test_a_title_numbered_adr_is_still_found_by_its_slug(tenant: Tenant) -> None
     assert old["metadata"]["adr_name"] == "7"
     assert [link["supersedes_memory_id"] for link in newer["supersedes"]] == [old["memory_id"]]
     assert old["valid_to"] == new["valid_from"] == "2022-06-01T00:00:00Z"
+
+
+def test_a_future_date_is_kept_and_reported(tenant: Tenant) -> None:
+    """A typo'd year (3023) keeps its valid time (a decision may take effect later) but says so."""
+    content = OLDER.format(title="ADR 7: Use Postgres").replace("2021-03-01", "3023-03-05")
+    body = ingest(tenant, content, "0007-use-postgres.md")
+    assert unit_warnings(body, "ingest.adr_date_in_future") == [
+        "ingest.adr_date_in_future: 0007-use-postgres.md: dated 3023-03-05, later than now: the "
+        "decision is not in force until then"
+    ]
+    assert decision_of(tenant, body)["valid_from"] == "3023-03-05T00:00:00Z"

@@ -1,13 +1,17 @@
 """ADR metadata as the parser reads it: key/value tables, Status sections, the ADR's number
-from its title, unreadable dates (API behaviour: tests/api/test_adr_title_number_and_dates.py).
+from its title, unreadable and future dates (API behaviour: tests/api/test_adr_title_number_and_dates.py).
 """
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
 from service.domain.ingestion.formats import parse
+from service.domain.ingestion.formats.adr_meta import adr_date
 from service.domain.ingestion.formats.adr_sections import key_values
+from service.domain.ingestion.formats.common import parse_time
 from service.domain.ingestion.formats.markdown import parse_blocks
 from service.domain.models import IngestUnit
 
@@ -209,3 +213,51 @@ def test_an_unreadable_date_beside_a_readable_one_takes_the_readable_one() -> No
     unit = adr("Date: TBD\nLast revised: 2022-08-15")
     assert unit.valid_from is not None and unit.valid_from.date().isoformat() == "2022-08-15"
     assert not any(w.startswith(WARNING) for w in unit.extra["warnings"])
+
+
+# --- 5. dates in the future -----------------------------------------------------------------------
+
+FUTURE = "ingest.adr_date_in_future"
+
+
+@pytest.mark.parametrize(
+    ("content", "shown"),
+    [
+        (RECORD.replace("{meta}", "Status: Accepted\nDate: 3023-03-05"), "3023-03-05"),
+        ("---\ndate: 3023-03-05\n---\n" + RECORD.replace("{meta}", ""), "3023-03-05"),
+        (RECORD.replace("{meta}", "Date: 3023-03-05T10:30:00+02:00"), "3023-03-05T08:30:00Z"),
+        (RECORD.replace("{meta}", "## Status\n\nAccepted\nDate: 3023-03-05"), "3023-03-05"),
+    ],
+    ids=["line", "front-matter", "time", "status-section"],
+)
+def test_a_future_date_is_kept_with_a_warning_naming_file_and_date(
+    content: str, shown: str
+) -> None:
+    (unit,) = parse(content.replace("{title}", "Cache sessions"), "adr", "docs/0007-x.md")
+    assert unit.valid_from is not None and unit.valid_from.year == 3023  # kept: valid time
+    assert [w for w in unit.extra["warnings"] if w.startswith(FUTURE)] == [
+        f"{FUTURE}: docs/0007-x.md: dated {shown}, later than now: the decision is not in force "
+        "until then"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("date", "warned"),
+    [
+        ("2023-05-01", False),  # today, written at UTC midnight
+        ("2023-05-02", False),  # tomorrow's date: today east of UTC (up to UTC+14)
+        ("2023-05-01T23:00:00Z", False),
+        ("2023-05-02T15:00:00Z", True),  # past what any time zone calls today
+        ("2023-05-03", True),
+    ],
+)
+def test_a_date_is_in_the_future_only_past_every_time_zone_s_today(date: str, warned: bool) -> None:
+    now = datetime(2023, 5, 1, 12, 0, tzinfo=UTC)
+    valid_from, warning = adr_date({}, {"date": date}, "0007-x.md", now=now)
+    assert valid_from == parse_time(date)
+    assert (warning is not None and warning.startswith(f"{FUTURE}: 0007-x.md: ")) is warned
+
+
+def test_a_date_in_the_past_or_none_gives_no_future_warning() -> None:
+    assert adr("Date: 2023-01-05").extra["warnings"] == []
+    assert adr("Status: Accepted").extra["warnings"] == []

@@ -141,12 +141,13 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
     ``decision`` is ``"<title>: <decision>"`` with status ``active``.
 
     Metadata comes from front matter, ``Key: value`` lines or list items before the first
-    section (each line its own key, also on consecutive lines; a line that is none continues
-    the value above it), and metadata tables (`table_pairs`: one ``key | value`` pair per row
+    section (each line its own key, also on consecutive lines, and so is a relation line such as
+    ``Supersedes ADR-59``; a line that is neither continues the value above it), and metadata tables (`table_pairs`: one ``key | value`` pair per row
     of two columns, or a header row of keys and a value row; ``| a | b |`` rows without their
     ``|---|`` line too); status from front matter, metadata or the first status line of a
-    Status section, whose ``Date:`` and other metadata lines (and a line that is only a date)
-    add to the metadata (`adr_status`); its history from the Changelog and the other status
+    Status section that is no link to other records (``Supersedes ADR-59`` is not), whose
+    ``Date:`` and other metadata lines (and a line that is only a date) add to the metadata
+    (`adr_status`); its history from the Changelog and the other status
     lines. Relations are read in the title, status, metadata, preamble (admonitions
     such as ``:::note Superseded``) and links sections: "superseded by X" / "supersedes X",
     "replaces X", "(partly) undo X" fill ``superseded_by`` / ``supersedes`` (a `SUPERSEDES`
@@ -154,7 +155,8 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
     n]" fill ``amends`` (the weaker `AMENDS` link). References are `adr_key` values. ``Date``
     (or ``last revised``, ``created``...) sets ``valid_from`` (UTC midnight); a date given but
     not readable leaves it None (the ingestion's time) with the warning
-    ``ingest.adr_date_unreadable: <file>: date '<text>' ...`` (`adr_date`). A record whose own
+    ``ingest.adr_date_unreadable: <file>: date '<text>' ...``; a date later than now is kept
+    with the warning ``ingest.adr_date_in_future: <file>: dated <date>, ...`` (`adr_date`). A record whose own
     status or title says it is superseded, deprecated or rejected (`lifecycle`) has that word in
     ``extra["lifecycle"]`` (None while in force): its decision is written closed in valid time
     (`service.domain.ingestion.supersession`). Sections with no

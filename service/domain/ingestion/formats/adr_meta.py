@@ -3,15 +3,26 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import UTC, datetime, time, timedelta
 from typing import Any
 
-from service.domain.ingestion.formats.adr_sections import Document, key_line, key_values
+from service.domain.ingestion.formats.adr_sections import (
+    RELATIONS,
+    Document,
+    key_line,
+    key_values,
+    relation_line,
+)
 from service.domain.ingestion.formats.adr_tables import is_meta_key
 from service.domain.ingestion.formats.common import as_text, parse_time
 
 #: The warning's code for a date that was there but could not be read (`adr_date`).
 ADR_DATE_UNREADABLE = "ingest.adr_date_unreadable"
+#: The warning's code for a date later than now (`adr_date`): kept, but likely a typo.
+ADR_DATE_IN_FUTURE = "ingest.adr_date_in_future"
+#: How far a local calendar runs ahead of UTC (UTC+14): a date written today there is UTC
+#: midnight up to 14 hours ahead of now, and no date in the future.
+FUTURE_DATE_SLACK = timedelta(hours=14)
 #: Keys whose value dates a record, in the order they are looked for.
 META_DATE_KEYS = ("date", "last revised", "last updated", "accepted", "created", "decision date")
 _STATUS_KEYS = frozenset({"status", "state", "decision status"})
@@ -29,6 +40,8 @@ _TITLE_NUMBER = re.compile(
     r"|(?:decision\s+(?:record\s+)?)?#?0*(\d+)(?:[.:)]|\s+[-\u2013\u2014])\s)"
 )
 _LONGEST_QUOTED = 80
+#: A relation that says this record ended (``Superseded by ADR-61``): a status, not a link only.
+_SUPERSEDED_BY = dict(RELATIONS)["superseded_by"]
 
 
 def title_number(title: str) -> str | None:
@@ -75,6 +88,16 @@ def _section_lines(doc: Document) -> tuple[list[str], dict[str, str]]:
     return lines, {k: v for k, v in meta.items() if v}
 
 
+def _links_only(line: str) -> bool:
+    """Return True for a status line that only links other records (``Supersedes ADR-59``).
+
+    A relation line (`relation_line`) other than a "superseded by" one, which says the record
+    ended and so is a status.
+    """
+    relation = relation_line(line)
+    return relation is not None and not _SUPERSEDED_BY.match(relation[0])
+
+
 def adr_status(doc: Document, meta_kv: dict[str, str]) -> tuple[str, list[str]]:
     """Return an ADR's current status and its history; add a Status section's metadata to `meta_kv`.
 
@@ -83,8 +106,10 @@ def adr_status(doc: Document, meta_kv: dict[str, str]) -> tuple[str, list[str]]:
     value is one line (``Accepted`` then ``Supersedes ADR-0003`` are two). Lines of other
     metadata keys (``Date: 2020-01-01``, ``Deciders: ...``) and lines that are only a date are
     metadata, added to `meta_kv` where it has no value for the key (``date`` for a bare date):
-    the date dates the record. The history is the Changelog's entries, then the other status
-    lines (a ``Supersedes ADR-0003`` line is read for relations there, as any history line).
+    the date dates the record. A line that only links other records (``Supersedes ADR-0003``,
+    ``Amends ADR-2``: `_links_only`) is no status: the first other line is, else that line. The
+    history is the Changelog's entries, then the other status lines (a ``Supersedes ADR-0003``
+    line is read for relations there, as any history line).
 
     Args:
         doc: the record as read.
@@ -101,7 +126,9 @@ def adr_status(doc: Document, meta_kv: dict[str, str]) -> tuple[str, list[str]]:
         meta_kv.setdefault(key, value)
     status = as_text(doc.meta.get("status")).strip() or meta_kv.get("status", "")
     if not status:
-        return (lines[0] if lines else ""), history + lines[1:]
+        first = next((i for i, ln in enumerate(lines) if not _links_only(ln)), 0)
+        rest = [ln for i, ln in enumerate(lines) if i != first]
+        return (lines[first] if lines else ""), history + rest
     same = next((i for i, ln in enumerate(lines) if ln.casefold() == status.casefold()), None)
     return status, history + [ln for i, ln in enumerate(lines) if i != same]
 
@@ -112,21 +139,41 @@ def _quoted(value: Any) -> str:
     return text if len(text) <= _LONGEST_QUOTED else f"{text[:_LONGEST_QUOTED]}…"
 
 
+def _future_warning(valid_from: datetime, source_name: str, now: datetime) -> str | None:
+    """Return the warning for a date later than `now` (`FUTURE_DATE_SLACK` allowed), else None."""
+    if valid_from <= now + FUTURE_DATE_SLACK:
+        return None
+    midnight = valid_from.time() == time(0)
+    shown = valid_from.date().isoformat() if midnight else valid_from.isoformat()
+    return (
+        f"{ADR_DATE_IN_FUTURE}: {source_name}: dated {shown.replace('+00:00', 'Z')}, later than "
+        "now: the decision is not in force until then"
+    )
+
+
 def adr_date(
-    front_matter: dict[str, Any], meta_kv: dict[str, str], source_name: str
+    front_matter: dict[str, Any],
+    meta_kv: dict[str, str],
+    source_name: str,
+    now: datetime | None = None,
 ) -> tuple[datetime | None, str | None]:
-    """Return an ADR's date as ``valid_from`` and the warning for a date that could not be read.
+    """Return an ADR's date as ``valid_from`` and the warning for a date unreadable or to come.
 
     The front matter's ``date`` is looked at first, then the metadata's date keys in
     `META_DATE_KEYS` order; the first readable one (ISO 8601, within the times a `datetime`
     holds in UTC: `parse_time`) wins. When a date is given but none can be read, the record is
     undated (the ingestion's time is used) and the warning says so:
-    ``"ingest.adr_date_unreadable: <file>: date '<text>' could not be read ..."``.
+    ``"ingest.adr_date_unreadable: <file>: date '<text>' could not be read ..."``. A date later
+    than `now` -- by more than `FUTURE_DATE_SLACK`, so that today's date east of UTC is not --
+    is kept (a decision may take effect later) with the warning ``"ingest.adr_date_in_future:
+    <file>: dated 3023-03-05, later than now: the decision is not in force until then"``
+    (the date as ``YYYY-MM-DD`` at UTC midnight, else ISO 8601 with ``Z``).
 
     Args:
         front_matter: the record's YAML front matter (``{}`` when none).
         meta_kv: its metadata, lower-case keys (`adr_status` added the Status section's).
         source_name: its file name, for the warning.
+        now: the current time, timezone-aware UTC datetime (default: the server's clock).
 
     Returns:
         ``(valid_from, warning)``: a timezone-aware UTC datetime or None, and the warning or None.
@@ -137,7 +184,7 @@ def adr_date(
     for value in given:
         parsed = parse_time(value)
         if parsed is not None:
-            return parsed, None
+            return parsed, _future_warning(parsed, source_name, now or datetime.now(UTC))
     if not given:
         return None, None
     texts = ", ".join(repr(t) for t in dict.fromkeys(_quoted(v) for v in given))

@@ -166,6 +166,8 @@ RELATIONS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("amended_by", re.compile(r"(?i)\b(?:amended|extended|refined) by\b")),
     ("amends", re.compile(r"(?i)\b(?:amends|builds on|building on|extends|refines)\b")),
 )
+#: What may open a line before its relation phrase: list marks, emphasis, white space.
+_LINE_MARKS = re.compile(r"^[\s*_>+-]*")
 #: ``Following [ADR 013]`` and the like in the body: a builds-on link only with an ADR right after.
 BODY_AMENDS = re.compile(
     r"(?i)\b(?:following|builds? on|building on|extends|amends|refines|based on)\s+\[?(ADR[- _]?\d+)"
@@ -295,16 +297,42 @@ def key_line(line: str) -> tuple[str, str] | None:
     return None
 
 
+def relation_line(line: str) -> tuple[str, str] | None:
+    """Return ``(phrase, rest)`` of a line that starts with a relation phrase (`RELATIONS`).
+
+    List marks and emphasis before the phrase are skipped; the phrase is lower-cased with single
+    spaces; emphasis marks after it are left out of the rest.
+
+    Args:
+        line: one line of text, e.g. ``"**Superseded by** [ADR-61](0061-y.md)"``.
+
+    Returns:
+        ``("superseded by", "[ADR-61](0061-y.md)")`` for that; None for a line that starts
+        otherwise (``"Accepted, supersedes ADR-59"``) or names nothing after its phrase.
+    """
+    text = _LINE_MARKS.sub("", line)
+    for _kind, pattern in RELATIONS:
+        match = pattern.match(text)
+        if match:
+            rest = text[match.end() :].strip("*_ \t")
+            return (" ".join(match.group(0).lower().split()), rest) if rest else None
+    return None
+
+
 def _paragraph_pairs(lines: Iterable[str]) -> list[tuple[str, str]]:
     """Return the ``key: value`` pairs of a paragraph whose first line is a ``Key: value`` line.
 
     Each line that is a ``Key: value`` line is its own key (``Date: 2023-05-01`` then
-    ``Status: rejected`` on the next line are two keys); a line that is not continues the value
-    above it, as the source only wrapped it. A paragraph that begins otherwise is prose: none.
+    ``Status: rejected`` on the next line are two keys), and so is a relation line
+    (`relation_line`: ``Supersedes ADR-59`` gives ``("supersedes", "ADR-59")``); a line that is
+    neither continues the value above it, as the source only wrapped it. A paragraph that
+    begins otherwise is prose: none.
     """
     pairs: list[tuple[str, str]] = []
     for line in lines:
         pair = key_line(line)
+        if pair is None and pairs:
+            pair = relation_line(line)
         if pair is not None:
             pairs.append(pair)
         elif not pairs:
@@ -321,8 +349,9 @@ def key_values(blocks: Iterable[Block]) -> dict[str, str]:
     Tables (also ``| a | b |`` rows without their ``|---|`` line, `table_rows`) give the pairs
     of `table_pairs`: a header of keys over a row of values, or one ``key | value`` pair per row
     of a two-column table. A list item is one ``Key: value`` pair; a paragraph whose first line
-    is a ``Key: value`` line has one pair per such line, each other line continuing the value
-    above it (`_paragraph_pairs`). Keys are lower-cased; the first value of a key wins; empty
+    is a ``Key: value`` line has one pair per such line and per relation line (``Supersedes
+    ADR-59``, keyed by its phrase), each other line continuing the value above it
+    (`_paragraph_pairs`). Keys are lower-cased; the first value of a key wins; empty
     values are left out.
     """
     found: dict[str, str] = {}

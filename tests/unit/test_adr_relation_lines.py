@@ -1,0 +1,133 @@
+"""A relation line (``Supersedes ADR-59``) among ADR metadata lines: it ends the value above it
+and is read as a relation; in a Status section it is no status (rules: `adr_sections.key_values`,
+`adr_meta.adr_status`; the other metadata rules: tests/unit/test_adr_metadata.py).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from service.domain.ingestion.formats import parse
+from service.domain.ingestion.formats.adr_sections import key_values, relation_line
+from service.domain.ingestion.formats.markdown import parse_blocks
+from service.domain.models import IngestUnit
+
+RECORD = "# ADR 60: Use X\n\n{meta}\n\n## Decision\n\nWe use X60.\n"
+
+
+def adr(meta: str) -> IngestUnit:
+    (unit,) = parse(RECORD.format(meta=meta), "adr", "0060-use-x.md")
+    return unit
+
+
+def test_a_relation_line_after_a_status_line_is_not_part_of_the_status() -> None:
+    """The trial's record: title, status and relation on consecutive lines."""
+    content = "# ADR 60: Use X\nStatus: Accepted\nSupersedes ADR-59\n\n## Decision\nWe use X60."
+    (unit,) = parse(content, "adr", "0060-use-x.md")
+    assert unit.extra["status"] == "Accepted"
+    assert unit.supersedes == ("59",)
+    assert unit.extra["lifecycle"] is None
+
+
+def test_a_relation_line_after_a_date_line_leaves_the_date_readable() -> None:
+    unit = adr("Status: Accepted\nDate: 2023-05-01\nSupersedes ADR-59")
+    assert unit.valid_from is not None and unit.valid_from.date().isoformat() == "2023-05-01"
+    assert unit.extra["warnings"] == []
+    assert unit.extra["status"] == "Accepted"
+    assert unit.supersedes == ("59",)
+
+
+@pytest.mark.parametrize(
+    ("meta", "status", "relation", "refs"),
+    [
+        ("Status: Accepted\nSupersedes ADR-59", "Accepted", "supersedes", ["59"]),
+        ("Status: Superseded\nSuperseded by ADR-61", "Superseded", "superseded_by", ["61"]),
+        ("Status: Accepted\nReplaces ADR-3", "Accepted", "supersedes", ["3"]),
+        ("Status: Accepted\nAmends ADR-2", "Accepted", "amends", ["2"]),
+        ("Status: Accepted\n**Supersedes** [ADR-59](0059-x.md)", "Accepted", "supersedes", ["59"]),
+        ("Status: Accepted\nSupersedes ADR-59 and\nADR-58", "Accepted", "supersedes", ["59", "58"]),
+        (
+            "Status: Accepted\nSupersedes ADR-59\nDeciders: Ana",
+            "Accepted",
+            "supersedes",
+            ["59"],
+        ),
+    ],
+    ids=["supersedes", "superseded-by", "replaces", "amends", "emphasis-link", "wrapped", "key"],
+)
+def test_a_relation_line_ends_the_value_above_and_is_read_as_a_relation(
+    meta: str, status: str, relation: str, refs: list[str]
+) -> None:
+    unit = adr(meta)
+    assert unit.extra["status"] == status
+    got = {
+        "supersedes": list(unit.supersedes),
+        "superseded_by": list(unit.superseded_by),
+        "amends": unit.extra["amends"],
+    }
+    assert got[relation] == refs
+    assert unit.observations == ()  # the metadata paragraph stays metadata
+
+
+def test_key_values_keys_a_relation_line_by_its_phrase() -> None:
+    blocks = parse_blocks("Status: Accepted\nDate: 2023-05-01\nSuperseded by ADR-61\nand ADR-62\n")
+    assert key_values(blocks) == {
+        "status": "Accepted",
+        "date": "2023-05-01",
+        "superseded by": "ADR-61 and ADR-62",
+    }
+
+
+def test_a_line_that_is_no_relation_still_continues_the_value_above() -> None:
+    blocks = parse_blocks("Status: Accepted\nafter review\nDeciders: Ana,\nBo, extends to Cy\n")
+    assert key_values(blocks) == {
+        "status": "Accepted after review",
+        "deciders": "Ana, Bo, extends to Cy",
+    }
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("Supersedes ADR-59", ("supersedes", "ADR-59")),
+        ("superseded by [ADR-61](0061-y.md)", ("superseded by", "[ADR-61](0061-y.md)")),
+        ("- **Replaces** ADR-3", ("replaces", "ADR-3")),
+        ("Partly undoes ADR-4", ("partly undoes", "ADR-4")),
+        ("Accepted, supersedes ADR-59", None),
+        ("Supersedes", None),
+        ("Status: Accepted", None),
+    ],
+)
+def test_relation_line_reads_a_line_that_starts_with_a_relation_phrase(
+    line: str, expected: tuple[str, str] | None
+) -> None:
+    assert relation_line(line) == expected
+
+
+@pytest.mark.parametrize(
+    ("section", "status", "history"),
+    [
+        ("Supersedes ADR-59\nAccepted", "Accepted", ["Supersedes ADR-59"]),
+        ("Supersedes ADR-59\n\nAccepted", "Accepted", ["Supersedes ADR-59"]),
+        ("- Supersedes ADR-59\n- Accepted", "Accepted", ["Supersedes ADR-59"]),
+        ("Supersedes: ADR-59\nAccepted", "Accepted", ["Supersedes: ADR-59"]),
+        ("Supersedes ADR-59", "Supersedes ADR-59", []),  # only relations: the first
+    ],
+    ids=["line", "paragraphs", "list", "key", "only-relations"],
+)
+def test_a_status_section_status_is_its_first_line_that_is_no_relation(
+    section: str, status: str, history: list[str]
+) -> None:
+    unit = adr(f"## Status\n\n{section}")
+    assert unit.extra["status"] == status
+    assert unit.extra["status_history"] == history
+    assert unit.supersedes == ("59",)
+
+
+def test_a_status_section_superseded_by_line_stays_the_status() -> None:
+    """It says the record ended: a status, not only a link (`lifecycle` reads it)."""
+    unit = adr("## Status\n\nSuperseded by ADR-61\nAccepted")
+    assert unit.extra["status"] == "Superseded by ADR-61"
+    assert unit.extra["status_history"] == ["Accepted"]
+    assert unit.superseded_by == ("61",)
+    assert unit.extra["lifecycle"] == "superseded"
