@@ -173,7 +173,7 @@ class _IngestRow:
     failed: int = 0
     refused: int = 0
     problems: str = ""
-    #: The report's warnings, document-level and per unit (`<code>` or `<code> (unit <key>)`).
+    #: The report's warnings, document-level and per unit (`<code>[: <detail>][ (unit <key>)]`).
     warnings: list[str] = field(default_factory=list)
     error: bool = False
     time_s: float = 0.0
@@ -321,7 +321,8 @@ def ingest(
                         f"{u['key']}: {u['error']}" for u in report["units"] if u["status"] != "ok"
                     )[:300]
                     row.warnings = [
-                        w["code"] if w["unit"] is None else f"{w['code']} (unit {w['unit']})"
+                        ": ".join(filter(None, (w["code"], w.get("detail"))))
+                        + ("" if w["unit"] is None else f" (unit {w['unit']})")
                         for w in report["warnings"]
                     ]
                     if row.warnings:

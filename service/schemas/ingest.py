@@ -90,9 +90,15 @@ class IngestDetection(BaseModel):
 
 
 class IngestWarning(BaseModel):
-    """A warning of the ingest: its code and the unit it concerns (None for the document)."""
+    """A warning of the ingest: its stable code, what it names, the unit (None: the document)."""
 
-    code: str = Field(examples=["ingest.fallback_to_text"])
+    code: str = Field(examples=["ingest.fallback_to_text", "jsonl.lines_skipped"])
+    detail: str | None = Field(
+        default=None,
+        description="What the warning names, when it names something (lines, a file, a date); "
+        "a unit's own `warnings` list holds `<code>: <detail>`.",
+        examples=["line 11 is not a valid JSON object and was skipped (1 of 386 lines)"],
+    )
     unit: str | None = None
 
 

@@ -45,7 +45,10 @@ def nodes(driver: Driver, namespace: str) -> int:
 
 
 def document_warnings(body: dict[str, Any]) -> list[str]:
-    return [w["code"] for w in body["warnings"] if w["unit"] is None]
+    """The document's warnings as stated: `<code>` or `<code>: <detail>`."""
+    warnings = [w for w in body["warnings"] if w["unit"] is None]
+    assert all(": " not in w["code"] for w in warnings), warnings  # a bare code (trial 10)
+    return [f"{w['code']}: {w['detail']}" if w["detail"] else w["code"] for w in warnings]
 
 
 def decision_of(t: Tenant, body: dict[str, Any]) -> dict[str, Any]:
@@ -223,7 +226,8 @@ def test_an_outcome_the_material_dates_in_the_future_is_skipped_and_reported(
     [skipped] = [w for w in unit["warnings"] if w.startswith("ingest.outcome_in_future: ")]
     assert f"the {result} outcome the material states" in skipped
     assert "2999-01-01T00:00:00Z is in the future" in skipped
-    assert {"code": skipped, "unit": unit["key"]} in body["warnings"]
+    code, detail = skipped.split(": ", 1)
+    assert {"code": code, "detail": detail, "unit": unit["key"]} in body["warnings"]
     # the rest of the unit is written: its trace and its decision, closed as the record says
     decision = decision_of(tenant, body)
     assert decision["status"] == "active"  # not challenged by an outcome still to come

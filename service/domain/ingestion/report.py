@@ -92,6 +92,17 @@ def failed_outcome(unit: IngestUnit, exc: RationaleError) -> UnitOutcome:
     )
 
 
+def report_warning(warning: str, unit: str | None) -> dict[str, str | None]:
+    """Return a warning of the report: `{code, detail, unit}` from `<code>` or `<code>: <detail>`.
+
+    Args:
+        warning: as a parser or a write states it (`jsonl.lines_skipped: line 11 ...`).
+        unit: the unit's key, or None for the document.
+    """
+    code, _, detail = warning.partition(": ")
+    return {"code": code, "detail": detail or None, "unit": unit}
+
+
 def build_report(
     source: Row,
     parsed: ParsedDocument,
@@ -121,7 +132,7 @@ def build_report(
     Returns:
         The report dict, with `elapsed_s` in seconds. Beside the counts: `detection {format,
         signals[]}` (why the format was chosen), `redacted {kind: n}` and `redacted_total`,
-        `trimmed_total` (texts cut to their limits), `warnings[{code, unit}]` (document-level
+        `trimmed_total` (texts cut to their limits), `warnings[{code, detail, unit}]` (document-level
         ones such as ``ingest.fallback_to_text`` have unit None; one that names lines is
         ``"<code>: <detail>"``, e.g. ``jsonl.lines_skipped: line 11 ...``), and per unit its
         steps, trimmed count, verdict and warnings (`UnitOutcome.public`).
@@ -144,8 +155,8 @@ def build_report(
         supersedes.extend(o.supersedes)
     statuses = Counter(o.status for o in outcomes)
     unit_lines = [o.public(by_key.get(o.key)) for o in outcomes]
-    warnings: list[dict[str, str | None]] = [{"code": c, "unit": None} for c in parsed.warnings]
-    warnings += [{"code": c, "unit": line["key"]} for line in unit_lines for c in line["warnings"]]
+    warnings = [report_warning(w, None) for w in parsed.warnings]
+    warnings += [report_warning(w, line["key"]) for line in unit_lines for w in line["warnings"]]
     return {
         "source_id": source["uid"],
         "source_name": source.get("name") or source_name,
