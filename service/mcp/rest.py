@@ -92,7 +92,8 @@ class RestBackend:
 
         Sends a read of `UNROUTABLE_ID`, which no memory has: once the service knows the key it
         answers 404 (403 for a key without the read scope), and the key is not asked about
-        again; a missing or unknown key is its 401.
+        again; a missing or unknown key is its 401. The answer is also the read scope's probe
+        (`SCOPE_PROBES`), so `require("read")` asks nothing more.
 
         Raises:
             BackendError: 401 `auth.invalid_key`, or the service could not tell (unreachable,
@@ -100,11 +101,13 @@ class RestBackend:
         """
         if self._key_known:
             return
+        method, path, _ = SCOPE_PROBES["read"]
         try:
-            await self._send("GET", f"/v1/memories/{UNROUTABLE_ID}")
+            await self._send(method, path)
         except BackendError as exc:
             if exc.status not in (403, 404):
                 raise
+            self._holds["read"] = exc.status == 404
         self._key_known = True
 
     async def aclose(self) -> None:

@@ -5,21 +5,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-from pathlib import Path
 from typing import Any
 
 from neo4j import Driver
 
+from tests.api.test_ingest_trial import CODEX
 from tests.conftest import Tenant
 
-CODEX = (
-    Path(__file__).resolve().parents[2].parent
-    / "shared"
-    / "corpus"
-    / "sessions"
-    / "codex-rollout-jsonl"
-    / "codemie-rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl"
-)
 ADR = (
     "\ufeff# ADR 15: Use PostgreSQL for persistence\n\n## Status\nAccepted\n## Context\n"
     "We need a database.\n## Decision\nWe will use PostgreSQL 16.\n"

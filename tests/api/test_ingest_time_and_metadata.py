@@ -5,7 +5,6 @@ as consecutive `Key: value` lines.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,16 +12,9 @@ from neo4j import Driver
 
 from service.domain.ingestion import writing
 from service.domain.ingestion.writing import UnitWriter
+from tests.api.test_ingest_trial import CODEX
 from tests.conftest import Tenant
 
-CODEX = (
-    Path(__file__).resolve().parents[2].parent
-    / "shared"
-    / "corpus"
-    / "sessions"
-    / "codex-rollout-jsonl"
-    / "codemie-rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl"
-)
 LAST = "9999-12-31T23:59:59.999999Z"
 BODY = (
     "# ADR-4242: Use max time\n\n## Context\nWe need a clock.\n## Decision\n"
