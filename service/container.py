@@ -19,11 +19,12 @@ from service.domain.quality import QualityThresholds
 from service.domain.reasoning import ReasoningService
 from service.domain.reasoning.record import task_key
 from service.domain.retrieval import RetrievalConfig, RetrievalService
+from service.domain.text.lexical import identifier_parts
 from service.embeddings import Embedder, SentenceTransformerEmbedder, pin_mmap_threshold
 from service.graph.availability import Availability
 from service.graph.cypher import QueryRegistry
 from service.graph.driver import bind_neomodel, create_driver, unbind_neomodel
-from service.graph.migrations import apply_migrations
+from service.graph.migrations import DomainRules, apply_migrations
 from service.graph.repository import Graph
 from service.graph.schema import (
     apply_schema,
@@ -131,7 +132,8 @@ def build_services(settings: Settings, embedder: Embedder | None = None) -> Serv
                 cache_dir=settings.embedding_cache_dir,
             )
         check_model_dimension(settings.embedding_dim, embedder.dimension)
-        log.info("migrations: %s", apply_migrations(graph, task_key) or "already applied")
+        rules = DomainRules(task_key=task_key, identifier_parts=identifier_parts)
+        log.info("migrations: %s", apply_migrations(graph, rules) or "already applied")
         applied = apply_schema(graph, embedding_dim=embedder.dimension)
         log.info("schema: %d statements applied (idempotent)", len(applied))
         check_vector_dimension(graph, settings.vector_index, embedder.dimension)

@@ -1,4 +1,4 @@
-// Create version 1 of a memory with all its properties; its lexical field gets the memory at position - 1 of the same episode (the previous turn) as context, read in this transaction.
+// Create version 1 of a memory with all its properties; its lexical field gets the memory at position - 1 of the same episode (the previous turn) as context, read in this transaction; the content's identifier parts ($props.search_parts) end it.
 // mode: write
 // returns: one
 // :param label => 'Fact'
@@ -19,5 +19,5 @@ WITH m, [x IN [m.search_context, CASE WHEN previous = m.search_context THEN null
 SET m.search_context = CASE WHEN size(context) = 0 THEN null
                             ELSE reduce(s = head(context), x IN tail(context) | s + '\n' + x) END
 SET m.search_text = CASE WHEN m.search_context IS NULL THEN m.content
-                         ELSE m.search_context + '\n' + m.content END
+                         ELSE m.search_context + '\n' + m.content END + coalesce('\n' + m.search_parts, '')
 RETURN m {.*, embedding: null} AS memory

@@ -30,6 +30,6 @@ SET new.episode = coalesce(new.episode, old.episode),
     new.search_context = coalesce(new.search_context, old.search_context),
     new.search_ns = coalesce(new.search_ns, old.search_ns)
 SET new.search_text = CASE WHEN new.search_context IS NULL THEN new.content
-                           ELSE new.search_context + '\n' + new.content END
+                           ELSE new.search_context + '\n' + new.content END + coalesce('\n' + new.search_parts, '')
 CREATE (new)-[:SUPERSEDES {reason: $reason, origin: $origin, actor: $actor, at: $now}]->(old)
 RETURN new {.*, embedding: null} AS memory

@@ -11,7 +11,7 @@ SET t = $props
 SET t.current = t.system_to IS NULL
 SET t.search_context = coalesce(t.search_context, t.task_text)
 SET t.search_text = CASE WHEN t.search_context IS NULL THEN t.content
-                         ELSE t.search_context + '\n' + t.content END
+                         ELSE t.search_context + '\n' + t.content END + coalesce('\n' + t.search_parts, '')
 MERGE (task:Task {namespace: $namespace, key: $task_key})
 ON CREATE SET task.uid = randomUUID(), task.content = $task, task.valid_from = $now, task.system_from = $now
 CREATE (t)-[:SERVED]->(task)

@@ -1,4 +1,4 @@
-// Fulltext candidates of one namespace, one list per query word: each list takes the index's matches (up to k), filters kinds, system time, valid time and visibility, and keeps its per_list shortest (characters of the lexical field, then uid), so which memories a list keeps depends on the namespace's own texts, not on the index's scores; visible and unrecognized apart, each deduplicated over the lists. Each hit is a list [uid, memory_id, kind, score, quality_verdict, quality_score, episode, position, search_text, the length of content] (Hit.COLUMNS: the driver decodes lists about twice as fast as maps).
+// Fulltext candidates of one namespace, one list per query word: each list takes the index's matches (up to k), filters kinds, system time, valid time and visibility, and keeps its per_list shortest (characters of the lexical field, then uid), so which memories a list keeps depends on the namespace's own texts, not on the index's scores; visible and unrecognized apart, each deduplicated over the lists. Each hit is a list [uid, memory_id, kind, score, quality_verdict, quality_score, episode, position, search_text, the length of the memory's own text in it: content and its identifier parts] (Hit.COLUMNS: the driver decodes lists about twice as fast as maps).
 // mode: read
 // returns: one
 // values: plain
@@ -60,7 +60,7 @@ CALL (shown) {
   UNWIND list AS m
   WITH DISTINCT m
   RETURN collect([m.uid, m.memory_id, m.kind, 0.0, m.quality_verdict, m.quality_score,
-                  m.episode, m.position, m.search_text, size(m.content)]) AS hits
+                  m.episode, m.position, m.search_text, size(m.content) + coalesce(size(m.search_parts) + 1, 0)]) AS hits
 }
 CALL (hidden) {
   UNWIND hidden AS list

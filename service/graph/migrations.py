@@ -15,6 +15,9 @@ database still holding duplicates. In order:
    relationships (`EXTRACTED_FROM`) are moved and memories' `source_id` re-pointed. The old
    non-unique index `source_sha` is dropped (whole-database runs only), so the schema can
    create the unique constraint of that name (`cypher/schema/015_source_sha.cypher`).
+4. **Identifier parts.** Memories written before the lexical field held the parts of compound
+   identifiers (`test_upload`: test, upload) get them (`search_parts`, and at the end of
+   `search_text`), a thousand per write; only those whose content may hold one are read.
 
 At start-up they run through `apply_migrations`, once per `MIGRATIONS_VERSION`: a database
 stamped with it (one `:SchemaMigration {name: 'rationale'}` node) skips them, so a large
@@ -28,7 +31,7 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from service.graph.query_names import QueryName
@@ -48,6 +51,7 @@ class MigrationReport:
         tasks_deleted: duplicate `:Task` nodes merged away.
         sources_deleted: duplicate `:Source` nodes merged away.
         edges_moved: relationships moved from a duplicate onto the node kept.
+        identifiers_split: memories given the parts of their compound identifiers.
     """
 
     node_times: int = 0
@@ -56,6 +60,7 @@ class MigrationReport:
     tasks_deleted: int = 0
     sources_deleted: int = 0
     edges_moved: int = 0
+    identifiers_split: int = 0
 
     @property
     def changed(self) -> int:
@@ -67,19 +72,22 @@ class MigrationReport:
             + self.tasks_deleted
             + self.sources_deleted
             + self.edges_moved
+            + self.identifiers_split
         )
 
 
 #: Bump when a step is added: a database stamped with an older version runs them all again.
-MIGRATIONS_VERSION = 1
+MIGRATIONS_VERSION = 2
+#: Memories split per write of the identifier-parts step.
+IDENTIFIER_BATCH = 1000
 
 
-def apply_migrations(graph: Graph, task_key: Callable[[str], str]) -> MigrationReport | None:
+def apply_migrations(graph: Graph, rules: DomainRules) -> MigrationReport | None:
     """Run the whole-database migrations unless this database is stamped with this version.
 
     Args:
         graph: the query runner.
-        task_key: see `run_migrations`.
+        rules: see `run_migrations`.
 
     Returns:
         What changed, or None when the stamp says the migrations already ran.
@@ -87,20 +95,34 @@ def apply_migrations(graph: Graph, task_key: Callable[[str], str]) -> MigrationR
     stamp = graph.one(QueryName.MIGRATION_GET_STAMP, {})
     if stamp is not None and int(stamp["version"]) >= MIGRATIONS_VERSION:
         return None
-    report = run_migrations(graph, task_key)
+    report = run_migrations(graph, rules)
     graph.run(QueryName.MIGRATION_MERGE_STAMP, {"version": MIGRATIONS_VERSION})
     return report
 
 
+@dataclass(frozen=True)
+class DomainRules:
+    """The domain's rules some steps apply (passed in: the graph layer holds no domain rules).
+
+    Attributes:
+        task_key: the normalisation that makes a task text a `:Task` key (`task_key` of the
+            reasoning domain).
+        identifier_parts: the words of a text's compound identifiers, or None
+            (`service.domain.text.lexical.identifier_parts`).
+    """
+
+    task_key: Callable[[str], str]
+    identifier_parts: Callable[[str], str | None]
+
+
 def run_migrations(
-    graph: Graph, task_key: Callable[[str], str], namespace: str | None = None
+    graph: Graph, rules: DomainRules, namespace: str | None = None
 ) -> MigrationReport:
     """Run every migration step in order; each step commits on its own and is idempotent.
 
     Args:
         graph: the query runner.
-        task_key: the normalisation that makes a task text a `:Task` key (the reasoning
-            domain's `task_key`, passed in: the graph layer holds no domain rules).
+        rules: the task key and identifier rules of the domain.
         namespace: only this tenant (tests); None for the whole database (start-up).
 
     Returns:
@@ -111,7 +133,7 @@ def run_migrations(
     rel_times = _count(graph, QueryName.MIGRATION_NORMALISE_RELATIONSHIP_TIMES, scope, "changed")
     groups: dict[tuple[str, str], list[str]] = defaultdict(list)
     for row in graph.run(QueryName.MIGRATION_LIST_UNKEYED_TASKS, scope):
-        groups[(row["namespace"], task_key(row["content"]))].append(row["uid"])
+        groups[(row["namespace"], rules.task_key(row["content"]))].append(row["uid"])
     tasks_deleted = moved = 0
     for (ns, key), uids in sorted(groups.items()):
         merged = graph.one(
@@ -133,12 +155,34 @@ def run_migrations(
         tasks_deleted=tasks_deleted,
         sources_deleted=int(sources["deleted"]),
         edges_moved=moved,
+        identifiers_split=_split_identifiers(graph, rules.identifier_parts, namespace),
     )
     if report.changed:
         log.warning("migrations changed stored data: %s", report)
     return report
 
 
-def _count(graph: Graph, name: QueryName, params: dict[str, str | None], column: str) -> int:
+def _split_identifiers(
+    graph: Graph, parts_of: Callable[[str], str | None], namespace: str | None
+) -> int:
+    """Give the memories written without identifier parts theirs; return how many changed."""
+    changed, after = 0, ""
+    while True:
+        rows = graph.run(
+            QueryName.MIGRATION_LIST_UNSPLIT_IDENTIFIERS,
+            {"namespace": namespace, "after": after, "limit": IDENTIFIER_BATCH},
+        )
+        if not rows:
+            return changed
+        after = str(rows[-1]["uid"])
+        split = [{"uid": r["uid"], "parts": parts_of(str(r["content"]))} for r in rows]
+        split = [r for r in split if r["parts"]]
+        if split:
+            changed += _count(
+                graph, QueryName.MIGRATION_SET_IDENTIFIER_PARTS, {"rows": split}, "changed"
+            )
+
+
+def _count(graph: Graph, name: QueryName, params: Mapping[str, object], column: str) -> int:
     row = graph.one(name, params)
     return 0 if row is None else int(row[column])

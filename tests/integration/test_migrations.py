@@ -22,10 +22,11 @@ from fastapi.testclient import TestClient
 from neo4j import Driver, GraphDatabase
 
 from service.domain.reasoning.record import task_key
+from service.domain.text.lexical import identifier_parts
 from service.embeddings import Embedder, FakeEmbedder
 from service.errors import SchemaError
 from service.graph.cypher import QueryRegistry
-from service.graph.migrations import MigrationReport, run_migrations
+from service.graph.migrations import DomainRules, MigrationReport, run_migrations
 from service.graph.repository import Graph
 from service.graph.schema import apply_schema
 from service.main import create_app
@@ -33,6 +34,7 @@ from service.settings import REPO_ROOT
 from tests.conftest import make_settings
 
 PASSWORD = "scratch-password-18"
+RULES = DomainRules(task_key=task_key, identifier_parts=identifier_parts)
 
 
 def _free_port() -> int:
@@ -141,7 +143,7 @@ def test_migrations_fix_the_defects_and_a_second_run_changes_nothing(
         ns,
     )
 
-    first = run_migrations(graph, task_key)
+    first = run_migrations(graph, RULES)
     assert first.tasks_deleted == 2 and first.sources_deleted == 1
     assert first.node_times >= 6 + 6 + 4 and first.relationship_times == 6
     assert first.edges_moved == 4 + 1 + 3  # SERVED 2 + 2, RELATED_TO, EXTRACTED_FROM 3
@@ -196,14 +198,14 @@ def test_migrations_fix_the_defects_and_a_second_run_changes_nothing(
     # The schema's uniqueness constraints can now be created on the migrated data.
     apply_schema(graph, online_timeout_s=120)
     after_first = snapshot(scratch, ns)
-    assert run_migrations(graph, task_key) == MigrationReport()
+    assert run_migrations(graph, RULES) == MigrationReport()
     assert snapshot(scratch, ns) == after_first
 
     # The service starts on the migrated database (migrations, then the schema) and is ready.
     settings = make_settings(NEO4J_URI=scratch_uri, NEO4J_PASSWORD=PASSWORD)
     with TestClient(create_app(settings, embedder=fake_embedder)) as client:
         assert client.get("/readyz").status_code == 200
-    assert run_migrations(graph, task_key) == MigrationReport()
+    assert run_migrations(graph, RULES) == MigrationReport()
 
 
 def test_the_vector_index_takes_the_models_dimension(

@@ -304,12 +304,15 @@ def test_neomodel_uses_the_shared_driver(fake_embedder) -> None:  # type: ignore
 
 def test_start_up_migrations_run_once_per_version(graph: Graph, neo4j_driver: Driver) -> None:
     from service.domain.reasoning.record import task_key
-    from service.graph.migrations import MIGRATIONS_VERSION, apply_migrations
+    from service.domain.text.lexical import identifier_parts
+    from service.graph.migrations import MIGRATIONS_VERSION, DomainRules, apply_migrations
+
+    rules = DomainRules(task_key=task_key, identifier_parts=identifier_parts)
 
     neo4j_driver.execute_query("MATCH (s:SchemaMigration {name: 'rationale'}) DETACH DELETE s")
-    assert apply_migrations(graph, task_key) is not None  # unstamped: every step runs
+    assert apply_migrations(graph, rules) is not None  # unstamped: every step runs
     records, _, _ = neo4j_driver.execute_query(
         "MATCH (s:SchemaMigration {name: 'rationale'}) RETURN s.version AS v"
     )
     assert [r["v"] for r in records] == [MIGRATIONS_VERSION]
-    assert apply_migrations(graph, task_key) is None  # stamped: nothing scans the database
+    assert apply_migrations(graph, rules) is None  # stamped: nothing scans the database

@@ -23,14 +23,20 @@ from service.domain.retrieval.lexical import (
 from service.domain.retrieval.lucene import browser_query, namespace_lists, namespace_query
 from service.domain.retrieval.models import Fusion, Hit
 from service.domain.retrieval.statistics import NamespaceStatistics
-from service.domain.text.lexical import NAMESPACE_ALPHABET, namespace_token, search_text
+from service.domain.text.lexical import (
+    MAX_IDENTIFIER_PARTS,
+    NAMESPACE_ALPHABET,
+    identifier_parts,
+    namespace_token,
+    search_text,
+)
 from service.graph.records import with_instants
 
 
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("why does test_upload fail", "test_upload fail"),
+        ("why does test_upload fail", "test_upload fail test upload"),
         ("a:b (c) [d] AND OR \\ ~*?", "a\\:b \\(c\\) \\[d\\] \\\\ \\~\\*\\?"),
         ("NOT this && that || !x", "not \\&\\& \\|\\| \\!x"),
         ("AND OR NOT", "not"),
@@ -134,6 +140,45 @@ def test_word_lists_share_the_last_list_beyond_the_cap() -> None:
 def test_search_text_puts_the_context_first() -> None:
     assert search_text(None, "turn") == "turn"
     assert search_text("previous turn", "turn") == "previous turn\nturn"
+    assert search_text("previous", "fix test_upload", "test upload") == (
+        "previous\nfix test_upload\ntest upload"
+    )
+    assert search_text(None, "fix test_upload", "test upload") == "fix test_upload\ntest upload"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Why does test_upload fail in CI?", "test upload"),
+        ("getUserName calls HTTPServer", "get user name http server"),
+        ("import os.path.join; os.path.exists", "os path join exists"),
+        ("UPLOAD_TIMEOUT_MS=30 in settings", "upload timeout ms"),
+        ("src/payments/retry_policy.py", "retry policy py"),
+        ("e.g. 3.14, v2, U.S., __init__, _private, x_y", None),
+        ("a sentence. Another sentence, no identifiers", None),
+        ("", None),
+    ],
+)
+def test_identifier_parts_split_compound_identifiers(text: str, expected: str | None) -> None:
+    assert identifier_parts(text) == expected
+
+
+def test_identifier_parts_are_bounded() -> None:
+    text = " ".join(f"alpha{i:04d}_beta{i:04d}" for i in range(400))
+    parts = identifier_parts(text)
+    assert parts is not None
+    assert len(parts.split()) == MAX_IDENTIFIER_PARTS
+
+
+def test_identifier_parts_match_either_way_round() -> None:
+    """A question naming the words finds the identifier's parts, and the reverse."""
+    stored = analyse(search_text(None, "Fixed test_upload", identifier_parts("Fixed test_upload")))
+    asked = lucene_query("why does the upload test fail")
+    assert asked is not None
+    assert set(analyse(asked)) <= set(stored) | {"fail"}
+    named = lucene_query("test_upload flaky")
+    assert named is not None
+    assert set(analyse("the upload test was flaky")) <= set(analyse(named))
 
 
 def test_analyse_follows_the_english_analyzer() -> None:

@@ -105,7 +105,7 @@ def _with_previous_turns(tx: Tx, rows: list[dict[str, Any]], fresh: list[int]) -
     for i, turn in previous.items():
         row = rows[i]
         row["search_context"] = lexical_context(row["search_context"], turn)
-        row["search_text"] = search_text(row["search_context"], row["content"])
+        row["search_text"] = search_text(row["search_context"], row["content"], row["search_parts"])
 
 
 def _write(

@@ -9,7 +9,7 @@ from typing import Any
 
 from service.domain.models import Kind, Writer
 from service.domain.text import check_json, normalise_for_match
-from service.domain.text.lexical import namespace_token, search_text
+from service.domain.text.lexical import identifier_parts, namespace_token, search_text
 from service.errors import InvalidInputError, TooLargeError
 
 #: Properties a new version copies from the one before unless the change sets them.
@@ -167,10 +167,12 @@ def build_memory_row(
     Returns:
         The property map: fresh `uid` and `memory_id`, `version` 1, `content_norm`, the four
         times, both provenances, `current` and the lexical fields (`search_context`,
-        `search_text` = context + content, `search_ns` = the namespace's fulltext token).
+        `search_parts` = the content's `identifier_parts`, `search_text` = context + content +
+        parts, `search_ns` = the namespace's fulltext token).
     """
     if kind == Kind.DECISION and status is None:
         status = "active"
+    parts = identifier_parts(content)
     return {
         "uid": str(uuid.uuid4()),
         "namespace": writer.namespace,
@@ -194,7 +196,8 @@ def build_memory_row(
         "episode": episode,
         "position": position,
         "search_context": context,
-        "search_text": search_text(context, content),
+        "search_parts": parts,
+        "search_text": search_text(context, content, parts),
         "search_ns": namespace_token(writer.namespace),
         "created_by_origin": writer.origin,
         "created_by_actor": writer.actor,

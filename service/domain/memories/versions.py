@@ -11,6 +11,7 @@ from service.domain.memories.reads import MemoryReader
 from service.domain.memories.rows import VERSIONED_FIELDS, check_period
 from service.domain.models import KIND_LABELS, Kind, Writer
 from service.domain.text import normalise_for_match
+from service.domain.text.lexical import identifier_parts
 from service.embeddings import Embedder
 from service.errors import ConflictError, InvalidInputError, StateConflict, VersionConflict
 from service.graph.query_names import QueryName
@@ -88,6 +89,8 @@ class MemoryVersions(MemoryReader):
                 "last_modified_by_actor": writer.actor,
             }
         )
+        # Derived from the version's own text, never carried over (`memory/create_version`).
+        props["search_parts"] = identifier_parts(str(props["content"]))
         if "content" in changes:
             props["content_norm"] = normalise_for_match(changes["content"])
             props["embedding"] = self.embedder.encode([changes["content"]])[0]

@@ -80,7 +80,7 @@ def explanation(entry: Entry, words: list[str], fusion: Fusion) -> dict[str, Any
         contribution} | None, neighbours, matched_terms, context_terms}`: `task` is a trace's
         task match (its contribution is what `fusion.task_blend` added, None under RRF);
         `matched_terms` are the query words whose analysed terms the memory's own text
-        (`content`) holds, `context_terms` those found only in the context it was indexed with
+        (`content` and its identifier parts: "upload" of `test_upload`) holds, `context_terms` those found only in the context it was indexed with
         (the previous turn of its episode, the section it sits in: its lexical field beyond
         `content`), so a short turn found through the turn before it says so; contributions
         are None under RRF (a rank share, not a score's).
@@ -97,7 +97,8 @@ def explanation(entry: Entry, words: list[str], fusion: Fusion) -> dict[str, Any
             "contribution": weight * norm if weighted and norm is not None else None,
         }
 
-    own = set(analyse(entry.memory.content))
+    # The memory's own words: its text and the parts of its identifiers (`search_parts`).
+    own = set(analyse(f"{entry.memory.content}\n{entry.memory.extra.get('search_parts') or ''}"))
     held = set(analyse(str(entry.memory.extra.get("search_text") or entry.memory.content)))
     matched, context = [], []
     for word in words:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 #: The characters a namespace may hold (`service.namespaces.NAMESPACE_PATTERN`), in a fixed
 #: order: `namespace_token` writes each as its two-digit position here. The same string is in
 #: `cypher/schema/023_memory_search_text.cypher` (the migration computes the token in Cypher).
@@ -50,15 +52,62 @@ def lexical_context(given: str | None, previous: str | None) -> str | None:
     return "\n".join(parts) if parts else None
 
 
-def search_text(context: str | None, content: str) -> str:
-    """Return the lexical field of a memory: its context (if any) then its content, one per line.
+#: Runs of ASCII letters, digits, `_` and `.`: where a compound identifier may be.
+_IDENTIFIER_RUN = re.compile(r"[A-Za-z0-9_.]+")
+#: Where a compound identifier splits: `_` and `.`, a lower-case letter or digit before an
+#: upper-case one (`getUser`), an upper-case run before a capitalised word (`HTTPServer`).
+_IDENTIFIER_SPLIT = re.compile(r"[_.]+|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+#: Most identifier parts one memory adds to its lexical field.
+MAX_IDENTIFIER_PARTS = 200
+
+
+def identifier_parts(text: str) -> str | None:
+    """Return the words inside the compound identifiers of a text, for its lexical field.
+
+    Lucene's standard tokenizer keeps `test_upload`, `getUserName` and `os.path.join` as one
+    token each (UAX #29 joins letters across `_` and `.`), so "upload test" or "user name"
+    never matches them lexically. Their parts are indexed beside the text: snake_case,
+    camelCase, PascalCase, dotted names and acronyms (`HTTPServer`: http, server) split, each
+    part lower-cased and kept once, in order of first appearance. A part of one character or
+    without a letter is left out (`e.g.`, `3.14`, `v2`), and so is the whole when no
+    identifier of the text splits. ASCII identifiers only.
+
+    Args:
+        text: a memory's own text (`content`).
+
+    Returns:
+        The parts, space-separated (at most `MAX_IDENTIFIER_PARTS`), or None when there is none.
+
+    Example:
+        `identifier_parts("Why does test_upload fail in CI?")` is `"test upload"`.
+    """
+    seen: dict[str, None] = {}
+    for run in _IDENTIFIER_RUN.findall(text):
+        pieces = _IDENTIFIER_SPLIT.split(run.strip("_."))
+        if len(pieces) < 2:
+            continue
+        for piece in pieces:
+            word = piece.lower()
+            if len(word) > 1 and not word.isdigit() and any(c.isalpha() for c in word):
+                seen.setdefault(word, None)
+                if len(seen) >= MAX_IDENTIFIER_PARTS:
+                    return " ".join(seen)
+    return " ".join(seen) or None
+
+
+def search_text(context: str | None, content: str, parts: str | None = None) -> str:
+    """Return the lexical field of a memory: its context, its content, its identifier parts.
 
     Args:
         context: the memory's immediate context in the material it came from (the previous
             turn of its episode, the section it sits in, a trace's task), or None.
         content: the memory's text.
+        parts: `identifier_parts(content)`, or None.
 
     Returns:
-        `context`, a line break, then `content`; or `content` alone.
+        `context` (if any), `content` and `parts` (if any), one per line. The memory's own
+        text is the field's last `len(content)` characters, plus `len(parts) + 1` with parts
+        (the fulltext statements send this length: `lexical.discount_context_only`).
     """
-    return content if not context else f"{context}\n{content}"
+    own = content if not parts else f"{content}\n{parts}"
+    return own if not context else f"{context}\n{own}"

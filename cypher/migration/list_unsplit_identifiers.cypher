@@ -1,0 +1,13 @@
+// Memories the service wrote (they have a lexical field) before it held identifier parts, whose content may hold a compound identifier (a letter or digit, `_` or `.`, a letter or digit; or a lower-case letter or digit before an upper-case one): the next $limit after uid $after, in uid order (the caller splits them: `identifier_parts`).
+// mode: read
+// returns: many
+// :param namespace => null
+// :param after => ''
+// :param limit => 1000
+MATCH (m:Memory)
+WHERE m.uid > $after AND m.search_text IS NOT NULL AND m.search_parts IS NULL
+  AND ($namespace IS NULL OR m.namespace = $namespace)
+  AND m.content =~ '(?s).*([A-Za-z0-9][_.][A-Za-z0-9]|[a-z0-9][A-Z]).*'
+RETURN m.uid AS uid, m.content AS content
+ORDER BY uid
+LIMIT $limit

@@ -1,0 +1,155 @@
+"""Compound identifiers match by their words: `test_upload` is found by "upload test", and back.
+
+Lucene's standard tokenizer keeps `test_upload` as one token, so before identifier parts a
+question naming the words found such a memory only through the vector side. These tests use the
+fake embedder: what they find, the fulltext side found.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from neo4j import Driver
+
+from service.domain.reasoning.record import task_key
+from service.domain.text.lexical import identifier_parts
+from service.graph.cypher import QueryRegistry
+from service.graph.migrations import DomainRules, run_migrations
+from service.graph.repository import Graph
+from service.settings import Settings
+from tests.conftest import Tenant
+from tests.factories import fulltext_candidates, memory, small_trace
+
+RULES = DomainRules(task_key=task_key, identifier_parts=identifier_parts)
+
+
+def stored(driver: Driver, memory_id: str) -> dict[str, Any]:
+    """The lexical fields of a memory's current version, as stored."""
+    records, _, _ = driver.execute_query(
+        "MATCH (m:Memory {memory_id: $id}) WHERE m.system_to IS NULL "
+        "RETURN m.search_parts AS parts, m.search_text AS text",
+        id=memory_id,
+    )
+    return dict(records[0])
+
+
+def found(tenant: Tenant, query: str) -> dict[str, float]:
+    services = tenant.client.app.state.services  # type: ignore[attr-defined]
+    return {
+        h.memory_id: h.score for h in fulltext_candidates(services, tenant.namespace, query).hits
+    }
+
+
+def test_a_question_in_words_finds_the_identifier(tenant: Tenant, neo4j_driver: Driver) -> None:
+    fix = memory(tenant, "Fixed the flaky test_upload: each worker gets its own temp directory")
+    other = memory(tenant, "The deploy pipeline retries a failed migration twice")
+    assert stored(neo4j_driver, fix["memory_id"]) == {
+        "parts": "test upload",
+        "text": "Fixed the flaky test_upload: each worker gets its own temp directory\ntest upload",
+    }
+    assert stored(neo4j_driver, other["memory_id"])["parts"] is None
+    hits = found(tenant, "why is the upload test flaky")
+    assert fix["memory_id"] in hits and other["memory_id"] not in hits
+    items = tenant.post(
+        "/v1/recall", json={"query": "upload test", "limit": 2, "explain": True}
+    ).json()["items"]
+    assert items[0]["memory_id"] == fix["memory_id"]
+    why = items[0]["explain"]
+    # The parts are the memory's own words: matched, not context, and not discounted as such.
+    assert set(why["matched_terms"]) == {"upload", "test"}
+    assert why["context_terms"] == []
+
+
+def test_an_identifier_in_the_question_finds_the_words(tenant: Tenant) -> None:
+    said = memory(tenant, "The upload test is flaky when two workers share a directory")
+    memory(tenant, "Billing uses PostgreSQL 16")
+    assert said["memory_id"] in found(tenant, "test_upload")
+    assert said["memory_id"] in found(tenant, "getUploadTest()")
+
+
+def test_every_door_stores_the_parts_of_its_own_text(tenant: Tenant, neo4j_driver: Driver) -> None:
+    first = memory(tenant, "getUserName returns None for deleted accounts")
+    r = tenant.patch(
+        f"/v1/memories/{first['memory_id']}",
+        json={"content": "fetchAccount returns None for deleted accounts"},
+        headers={"If-Match": "1"},
+    )
+    assert r.status_code == 200, r.text
+    assert stored(neo4j_driver, first["memory_id"])["parts"] == "fetch account"
+    assert "user" not in stored(neo4j_driver, first["memory_id"])["text"]
+    r = tenant.patch(
+        f"/v1/memories/{first['memory_id']}", json={"confidence": 0.5}, headers={"If-Match": "2"}
+    )
+    assert r.status_code == 200, r.text
+    assert stored(neo4j_driver, first["memory_id"])["parts"] == "fetch account"
+    batch = tenant.post(
+        "/v1/memories/batch",
+        json={
+            "items": [
+                {
+                    "kind": "observation",
+                    "content": "RETRY_LIMIT is 3",
+                    "episode": "s",
+                    "position": 0,
+                },
+                {
+                    "kind": "observation",
+                    "content": "raised it in config.yaml",
+                    "episode": "s",
+                    "position": 1,
+                },
+            ]
+        },
+    )
+    assert batch.status_code == 201, batch.text
+    ids = [i["memory"]["memory_id"] for i in batch.json()["items"]]
+    assert stored(neo4j_driver, ids[0]) == {
+        "parts": "retry limit",
+        "text": "RETRY_LIMIT is 3\nretry limit",
+    }
+    # The previous turn leads as context; the parts of the turn's own text end the field.
+    assert stored(neo4j_driver, ids[1]) == {
+        "parts": "config yaml",
+        "text": "RETRY_LIMIT is 3\nraised it in config.yaml\nconfig yaml",
+    }
+    trace_id = small_trace(
+        tenant,
+        "Why does test_upload fail?",
+        ["gw0 and gw1 both write /tmp/upload_fixture", "A file lock on upload_fixture fixes it"],
+    )
+    trace = stored(neo4j_driver, trace_id)
+    assert trace["text"].startswith("Why does test_upload fail?\n")
+    assert trace["parts"] is not None and "fixture" in trace["parts"].split()
+
+
+def test_the_migration_splits_what_older_versions_stored(
+    tenant: Tenant, neo4j_driver: Driver, settings: Settings
+) -> None:
+    graph = Graph(
+        neo4j_driver,
+        QueryRegistry.load(settings.cypher_dir),
+        settings.neo4j_database,
+        settings.query_timeout_s,
+    )
+    snake = memory(tenant, "test_upload needs a lock", episode="e", position=0)
+    camel = memory(tenant, "then getUserName failed", episode="e", position=1)
+    plain = memory(tenant, "nothing to split here, e.g. 3.14")
+    fresh = {m["memory_id"]: stored(neo4j_driver, m["memory_id"]) for m in (snake, camel, plain)}
+    # As a version before identifier parts stored them: context and content only.
+    neo4j_driver.execute_query(
+        "MATCH (m:Memory {namespace: $ns}) WHERE m.search_parts IS NOT NULL "
+        "SET m.search_text = left(m.search_text, size(m.search_text) - size(m.search_parts) - 1) "
+        "REMOVE m.search_parts",
+        ns=tenant.namespace,
+    )
+    assert stored(neo4j_driver, camel["memory_id"]) == {
+        "parts": None,
+        "text": "test_upload needs a lock\nthen getUserName failed",
+    }
+    assert found(tenant, "upload test") == {}
+    report = run_migrations(graph, RULES, namespace=tenant.namespace)
+    assert report.identifiers_split == 2
+    assert {m: stored(neo4j_driver, m) for m in fresh} == fresh
+    assert snake["memory_id"] in found(tenant, "upload test")
+    assert run_migrations(graph, RULES, namespace=tenant.namespace).identifiers_split == 0
+    assert {m: stored(neo4j_driver, m) for m in fresh} == fresh
