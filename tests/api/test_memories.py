@@ -351,7 +351,9 @@ def test_patch_needs_if_match_and_refuses_stale(tenant: Tenant) -> None:
     assert hist[1]["trigger"] == "friday"  # copied, not lost
 
 
-@pytest.mark.parametrize("header", ["+1", "1_0", "1.0", "0x1", "1 2", '"1', "W/", "9" * 5000])
+@pytest.mark.parametrize(
+    "header", ["+1", "1_0", "1.0", "0x1", "1 2", '"1', "W/", "W/1", 'W/"1', "9" * 5000]
+)
 def test_if_match_is_a_version_number_in_ascii_digits(tenant: Tenant, header: str) -> None:
     """`int` would read `+1` as 1 and `1_0` as 10; these are refused and change nothing."""
     m = create(tenant, content="Backups run at noon", **{"kind": "procedure"}, trigger="noon")

@@ -43,8 +43,9 @@ from service.schemas import (
 router = APIRouter(prefix="/v1/memories", tags=["memories"], route_class=ScopedRoute)
 
 
-#: `If-Match` as a version: digits (at most 19, as 2**63 - 1 has), optionally quoted, optionally weak.
-IF_MATCH = re.compile(r'(?:W/)?("?)([0-9]{1,19})\1')
+#: `If-Match` as a version: digits (at most 19, as 2**63 - 1 has), bare or quoted, or a weak
+#: tag (RFC 9110: `W/` then a quoted tag; `W/1` is not one).
+IF_MATCH = re.compile(r'W/"([0-9]{1,19})"|"([0-9]{1,19})"|([0-9]{1,19})')
 
 #: `If-Match` as `/openapi.json` declares it: required. The handler takes it as optional (hidden
 #: from the schema) so that a missing one is the service's own 422, not FastAPI's list of issues.
@@ -214,7 +215,7 @@ def expected_version(if_match: str) -> int:
         InvalidInputError: not a version number from 1 to 2**63 - 1.
     """
     match = IF_MATCH.fullmatch(if_match.strip())
-    expected = int(match.group(2)) if match else 0
+    expected = int(next(g for g in match.groups() if g is not None)) if match else 0
     if not 1 <= expected <= INT64_MAX:  # versions count from 1: 0 was never read
         raise InvalidInputError("If-Match must be the version number you read")
     return expected
