@@ -128,7 +128,8 @@ def test_a_status_section_gives_its_first_status_line_and_reads_the_rest(
 
 def test_a_status_section_superseded_by_line_ends_the_decision() -> None:
     unit = adr("## Status\n\nSuperseded by [ADR-0009](0009-x.md)\nDate: 2020-01-01")
-    assert unit.extra["status"] == "Superseded by ADR-0009"
+    assert unit.extra["status"] == "Superseded"
+    assert unit.extra["status_history"] == ["Superseded by ADR-0009"]
     assert unit.superseded_by == ("9",)
     assert unit.extra["lifecycle"] == "superseded"
     assert unit.valid_from is not None and unit.valid_from.date().isoformat() == "2020-01-01"

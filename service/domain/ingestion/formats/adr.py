@@ -107,7 +107,10 @@ def _refs(text: str, own: str) -> list[str]:
     tokens = [t.strip(".-") for t in _REF_TOKEN.findall(text)]
     tokens = [t for t in tokens if t and t.lower() not in ("adr", "by", "the", "and", "see")]
     numbered = [t for t in tokens if any(ch.isdigit() for ch in t)][:3]
-    chosen = numbered or tokens[:1]
+    # Without a number, only a slug names a record (`use-postgres`, `use_postgres.md`): the
+    # first word of prose ("replaces the nightly cron job") does not.
+    slugs = [t for t in tokens if "-" in t or "_" in t or t.lower().endswith(".md")][:1]
+    chosen = numbered or slugs
     return [k for k in (adr_key(t) for t in chosen) if k != own]
 
 
@@ -142,10 +145,12 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
 
     Metadata comes from front matter, ``Key: value`` lines or list items before the first
     section (each line its own key, also on consecutive lines, and so is a relation line such as
-    ``Supersedes ADR-59``; a line that is neither continues the value above it), and metadata tables (`table_pairs`: one ``key | value`` pair per row
+    ``Supersedes ADR-59``, keyed by its phrase, also first in its paragraph; a line that is
+    neither continues the value above it), and metadata tables (`table_pairs`: one ``key | value`` pair per row
     of two columns, or a header row of keys and a value row; ``| a | b |`` rows without their
     ``|---|`` line too); status from front matter, metadata or the first status line of a
-    Status section that is no link to other records (``Supersedes ADR-59`` is not), whose
+    Status section that is no link to other records (``Supersedes ADR-59`` is not; ``Superseded
+    by ADR-61`` gives ``Superseded``, the line kept in the history), whose
     ``Date:`` and other metadata lines (and a line that is only a date) add to the metadata
     (`adr_status`); its history from the Changelog and the other status
     lines. Relations are read in the title, status, metadata, preamble (admonitions

@@ -98,6 +98,19 @@ def _links_only(line: str) -> bool:
     return relation is not None and not _SUPERSEDED_BY.match(relation[0])
 
 
+def _superseded_word(line: str) -> str | None:
+    """Return the status a "superseded by" status line states: its phrase's first word.
+
+    ``Superseded by [ADR-12](0012-y.md)`` gives ``"Superseded"`` (as written), ``replaced  by
+    ADR-12`` gives ``"replaced"``; a line that is no "superseded by" relation gives None.
+    """
+    relation = relation_line(line)
+    if relation is None or not _SUPERSEDED_BY.match(relation[0]):
+        return None
+    match = _SUPERSEDED_BY.search(line)
+    return match.group(0).split()[0] if match else None
+
+
 def adr_status(doc: Document, meta_kv: dict[str, str]) -> tuple[str, list[str]]:
     """Return an ADR's current status and its history; add a Status section's metadata to `meta_kv`.
 
@@ -107,9 +120,12 @@ def adr_status(doc: Document, meta_kv: dict[str, str]) -> tuple[str, list[str]]:
     metadata keys (``Date: 2020-01-01``, ``Deciders: ...``) and lines that are only a date are
     metadata, added to `meta_kv` where it has no value for the key (``date`` for a bare date):
     the date dates the record. A line that only links other records (``Supersedes ADR-0003``,
-    ``Amends ADR-2``: `_links_only`) is no status: the first other line is, else that line. The
-    history is the Changelog's entries, then the other status lines (a ``Supersedes ADR-0003``
-    line is read for relations there, as any history line).
+    ``Amends ADR-2``: `_links_only`) is no status: the first other line is, else that line. A
+    first status line that says the record was superseded (``Superseded by ADR-12``) gives the
+    status its word (``Superseded``: `_superseded_word`) and stays a history line, as when the
+    section says ``Superseded`` and then ``Superseded by ADR-12``. The history is the
+    Changelog's entries, then the other status lines (a ``Supersedes ADR-0003`` line is read
+    for relations there, as any history line).
 
     Args:
         doc: the record as read.
@@ -127,6 +143,9 @@ def adr_status(doc: Document, meta_kv: dict[str, str]) -> tuple[str, list[str]]:
     status = as_text(doc.meta.get("status")).strip() or meta_kv.get("status", "")
     if not status:
         first = next((i for i, ln in enumerate(lines) if not _links_only(ln)), 0)
+        ended = _superseded_word(lines[first]) if lines else None
+        if ended:
+            return ended, history + lines
         rest = [ln for i, ln in enumerate(lines) if i != first]
         return (lines[first] if lines else ""), history + rest
     same = next((i for i, ln in enumerate(lines) if ln.casefold() == status.casefold()), None)

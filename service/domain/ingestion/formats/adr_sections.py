@@ -156,16 +156,21 @@ ROLES: dict[str, frozenset[str]] = {
 _ROLE_OF = {name: role for role, names in ROLES.items() for name in names}
 _NUMBERING = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[ivx]+\.|[a-z]\))\s+")
 _PAREN = re.compile(r"\s*\([^)]*\)\s*$")
-#: Relation clauses: (kind, pattern); the ADR references follow the phrase.
+#: Relation clauses: (kind, pattern); the ADR references follow the phrase. Any run of white
+#: space may part a phrase's words (``superseded  by``, ``superseded\tby``); case is ignored.
 RELATIONS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("superseded_by", re.compile(r"(?i)\b(?:superseded|replaced|obsoleted) by\b")),
+    ("superseded_by", re.compile(r"(?i)\b(?:superseded|replaced|obsoleted)\s+by\b")),
     (
         "supersedes",
-        re.compile(r"(?i)\b(?:supersedes|replaces|obsoletes|(?:partly |partially )?undo(?:es)?)\b"),
+        re.compile(
+            r"(?i)\b(?:supersedes|replaces|obsoletes|(?:partly\s+|partially\s+)?undo(?:es)?)\b"
+        ),
     ),
-    ("amended_by", re.compile(r"(?i)\b(?:amended|extended|refined) by\b")),
-    ("amends", re.compile(r"(?i)\b(?:amends|builds on|building on|extends|refines)\b")),
+    ("amended_by", re.compile(r"(?i)\b(?:amended|extended|refined)\s+by\b")),
+    ("amends", re.compile(r"(?i)\b(?:amends|builds\s+on|building\s+on|extends|refines)\b")),
 )
+#: What shows that a relation line names a record: a number, a Markdown link, a `.md` file.
+_NAMES_RECORD = re.compile(r"\d|\]\(|\.md\b")
 #: What may open a line before its relation phrase: list marks, emphasis, white space.
 _LINE_MARKS = re.compile(r"^[\s*_>+-]*")
 #: ``Following [ADR 013]`` and the like in the body: a builds-on link only with an ADR right after.
@@ -285,13 +290,24 @@ def read_document(content: str) -> Document:
 
 
 def key_line(line: str) -> tuple[str, str] | None:
-    """Return ``(key, value)`` of a ``Key: value`` line (value may be empty), else None.
+    """Return ``(key, value)`` of a metadata line: a ``Key: value`` or a relation line, else None.
 
-    The key is the text before the first ``:``, without emphasis marks, lower-cased, 1 to 30
-    characters and no URL (``https://...`` is no key).
+    The key is the text before the first ``:``, without emphasis marks, lower-cased with single
+    spaces, 1 to 30 characters and no URL (``https://...`` is no key). A relation line
+    (`relation_line`) is keyed by its phrase, wherever a ``:`` comes later: ``Supersedes ADR-59
+    (see: x)`` gives ``("supersedes", "ADR-59 (see: x)")``; ``Supersedes: ADR-59`` is a
+    ``Key: value`` line. Only a relation that names a record (a number, a link, a ``.md`` file)
+    is metadata: ``Replaces the nightly cron job with a queue`` is prose.
     """
+    relation = relation_line(line)
+    if (
+        relation is not None
+        and not relation[1].startswith(":")
+        and _NAMES_RECORD.search(relation[1])
+    ):
+        return relation
     key, sep, value = line.partition(":")
-    key = key.strip("*_ ").lower()
+    key = " ".join(key.strip("*_ ").lower().split())
     if sep and 0 < len(key) <= 30 and "http" not in key:
         return key, value.strip()
     return None
@@ -320,19 +336,17 @@ def relation_line(line: str) -> tuple[str, str] | None:
 
 
 def _paragraph_pairs(lines: Iterable[str]) -> list[tuple[str, str]]:
-    """Return the ``key: value`` pairs of a paragraph whose first line is a ``Key: value`` line.
+    """Return the ``key: value`` pairs of a paragraph whose first line is a metadata line.
 
-    Each line that is a ``Key: value`` line is its own key (``Date: 2023-05-01`` then
-    ``Status: rejected`` on the next line are two keys), and so is a relation line
-    (`relation_line`: ``Supersedes ADR-59`` gives ``("supersedes", "ADR-59")``); a line that is
-    neither continues the value above it, as the source only wrapped it. A paragraph that
+    Each metadata line (`key_line`) is its own key: a ``Key: value`` line (``Date: 2023-05-01``
+    then ``Status: rejected`` on the next line are two keys) or a relation line (``Supersedes
+    ADR-59`` gives ``("supersedes", "ADR-59")``), also as the paragraph's first line; a line that
+    is neither continues the value above it, as the source only wrapped it. A paragraph that
     begins otherwise is prose: none.
     """
     pairs: list[tuple[str, str]] = []
     for line in lines:
         pair = key_line(line)
-        if pair is None and pairs:
-            pair = relation_line(line)
         if pair is not None:
             pairs.append(pair)
         elif not pairs:
@@ -348,10 +362,10 @@ def key_values(blocks: Iterable[Block]) -> dict[str, str]:
 
     Tables (also ``| a | b |`` rows without their ``|---|`` line, `table_rows`) give the pairs
     of `table_pairs`: a header of keys over a row of values, or one ``key | value`` pair per row
-    of a two-column table. A list item is one ``Key: value`` pair; a paragraph whose first line
-    is a ``Key: value`` line has one pair per such line and per relation line (``Supersedes
-    ADR-59``, keyed by its phrase), each other line continuing the value above it
-    (`_paragraph_pairs`). Keys are lower-cased; the first value of a key wins; empty
+    of a two-column table. A list item is one metadata line (`key_line`: a ``Key: value`` or a
+    relation line such as ``Supersedes ADR-59``, keyed by its phrase); a paragraph whose first
+    line is a metadata line has one pair per such line, each other line continuing the value
+    above it (`_paragraph_pairs`). Keys are lower-cased; the first value of a key wins; empty
     values are left out.
     """
     found: dict[str, str] = {}
