@@ -218,6 +218,29 @@ def test_observation_after_the_conclusion_does_not_support_it() -> None:
     assert "unsupported_conclusion" in codes(draft)
 
 
+def test_a_rejected_observation_does_not_support_the_conclusion() -> None:
+    """Fresh-user trial 11: the conclusion rested only on the observation step 1 rejected."""
+    steps = (
+        s(OBS, "p99 latency rose to 900 ms after deploy 88"),
+        s(OBS, "GC pauses are 20 ms", rejects=(0,)),
+        s(C, "deploy 88 raised the p99 latency through the new serializer"),
+    )
+    result = assess(TraceDraft(task="Why is the API latency high?", steps=steps))
+    issue = next(i for i in result.issues if i.code == "unsupported_conclusion")
+    assert issue.step == 2 and "no step rejected" in issue.message
+    assert result.verdict == Verdict.REJECTED
+    # The same observation, not rejected, supports it.
+    kept = (steps[0], s(OBS, "GC pauses are 20 ms"), steps[2])
+    assert "unsupported_conclusion" not in codes(
+        TraceDraft(task="Why is the API latency high?", steps=kept)
+    )
+    # A rejected observation alone is no observation at all.
+    alone = (s(OBS, "p99 latency rose after deploy 88", status=StepStatus.REJECTED), steps[2])
+    assert "unsupported_conclusion" in codes(
+        TraceDraft(task="Why is the API latency high?", steps=alone)
+    )
+
+
 # --- concludes_rejected ------------------------------------------------------------------------
 
 HYPOTHESES = (

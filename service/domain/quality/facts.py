@@ -2,8 +2,9 @@
 
 Steps and roles
     - *thought-like* steps: kinds ``thought``, ``decision``, ``conclusion``.
-    - *evidence* steps: kinds ``observation`` and ``action``; a step's ``cites`` are evidence too
-      (their text comes from the ``evidence`` mapping when known).
+    - *evidence* steps: kinds ``observation`` and ``action`` that no step rejected (a rejected
+      observation is a hypothesis that failed, not evidence); a step's ``cites`` are evidence
+      too (their text comes from the ``evidence`` mapping when known).
     - the *conclusion*: the last step of kind ``conclusion`` or ``decision`` (`conclusion_index`);
       its text is that step's content plus ``produced.content`` (or the evidence text of
       ``produced_memory_id`` when the mapping has it).
@@ -123,13 +124,19 @@ def _conclusion_texts(
     return tuple(texts)
 
 
-def evidence_before(steps: Sequence[StepDraft], end: int, evidence: Mapping[str, str]) -> Evidence:
+def evidence_before(
+    steps: Sequence[StepDraft],
+    end: int,
+    evidence: Mapping[str, str],
+    rejected: set[int],
+) -> Evidence:
     """Collect the evidence of steps[:end] plus the cites of step `end` (if it exists).
 
     Args:
         steps: the trace's steps.
         end: the conclusion's index (or `len(steps)`).
         evidence: known texts of cited references.
+        rejected: indexes of rejected steps: their own text is no evidence (their cites are).
 
     Returns:
         The evidence found.
@@ -139,7 +146,7 @@ def evidence_before(steps: Sequence[StepDraft], end: int, evidence: Mapping[str,
     unknown = 0
     texts: list[str] = []
     for i, step in enumerate(steps[: end + 1]):
-        if i < end and step.kind in _EVIDENCE_KINDS:
+        if i < end and step.kind in _EVIDENCE_KINDS and i not in rejected:
             texts.append(step.content)
             has_obs = has_obs or step.kind == StepKind.OBSERVATION
         for ref in step.cites:
@@ -152,7 +159,10 @@ def evidence_before(steps: Sequence[StepDraft], end: int, evidence: Mapping[str,
 
 
 def evidence_sources(
-    steps: Sequence[StepDraft], end: int, evidence: Mapping[str, str]
+    steps: Sequence[StepDraft],
+    end: int,
+    evidence: Mapping[str, str],
+    rejected: set[int],
 ) -> tuple[tuple[int, str], ...]:
     """Return what the trace observed before step `end`, each text with the step it came in.
 
@@ -160,14 +170,16 @@ def evidence_sources(
         steps: the trace's steps.
         end: the conclusion's index (or `len(steps)`).
         evidence: known texts of cited references.
+        rejected: indexes of rejected steps (their own text is left out, their cites kept).
 
     Returns:
-        ``(index, text)`` of each observation step before `end` and of each known cited text of
-        steps[:end + 1] (at the citing step's index; a step's own content comes first), in order.
+        ``(index, text)`` of each observation step before `end` that no step rejected and of
+        each known cited text of steps[:end + 1] (at the citing step's index; a step's own
+        content comes first), in order.
     """
     out: list[tuple[int, str]] = []
     for i, step in enumerate(steps[: end + 1]):
-        if i < end and step.kind == StepKind.OBSERVATION:
+        if i < end and step.kind == StepKind.OBSERVATION and i not in rejected:
             out.append((i, step.content))
         out.extend((i, evidence[ref]) for ref in step.cites if ref in evidence)
     return tuple(out)
@@ -215,7 +227,7 @@ def read_trace(
     index = conclusion_index(steps)
     nothing_produced = draft.produced is None and draft.produced_memory_id is None
     end = index if index is not None else len(steps)
-    found = evidence_before(steps, end, evidence)
+    found = evidence_before(steps, end, evidence, rejected)
     texts = _conclusion_texts(draft, index, evidence)
     conclusion_terms = topic_terms(texts).union(*(name_marks(t) for t in texts))
     evidence_terms = topic_terms(found.texts).union(*(name_marks(t) for t in found.texts))
@@ -237,7 +249,7 @@ def read_trace(
         evidence_terms=frozenset(evidence_terms),
         related=len(shared) >= max(thresholds.min_shared_terms, 1),
         grounding=grounding,
-        sources=evidence_sources(steps, end, evidence),
+        sources=evidence_sources(steps, end, evidence, rejected),
         actions=tuple(i for i, s in enumerate(steps[:end]) if s.kind == StepKind.ACTION),
         rejected=frozenset(rejected),
         hypotheses=frozenset(hypotheses),

@@ -128,6 +128,8 @@ def unsupported_conclusion(trace: TraceFacts, th: QualityThresholds) -> list[Qua
     Rule: no observation step before the conclusion and no cite on the conclusion or any step
     before it; or evidence text exists (observations, actions, cited texts before the
     conclusion) and the conclusion shares fewer than ``min_shared_terms`` terms with all of it.
+    A rejected observation or action is no evidence: a conclusion resting only on one is
+    unsupported (fresh-user trial 11).
     Cites whose text is unknown count as present evidence but cannot be checked for
     relatedness.
 
@@ -141,11 +143,14 @@ def unsupported_conclusion(trace: TraceFacts, th: QualityThresholds) -> list[Qua
     if not trace.has_conclusion:
         return []
     if not trace.evidence.has_observation and not trace.evidence.has_cites:
-        message = "the conclusion rests on no observation step and no cited evidence"
+        message = (
+            "the conclusion rests on no observation step and no cited evidence "
+            "(a rejected step is no evidence)"
+        )
     elif trace.evidence_terms and trace.conclusion_terms and not trace.related:
         message = (
             "the conclusion shares no term with the observations, actions or cited evidence "
-            "before it"
+            "before it that no step rejected"
         )
     else:
         return []
