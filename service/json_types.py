@@ -109,7 +109,8 @@ def strict_loads(body: bytes | str) -> Any:
     bodies (`api.json_body`), the MCP endpoint and the CLI's JSON Lines read through this.
 
     Args:
-        body: the document (bytes are decoded as `json.loads` decodes them: UTF-8/16/32).
+        body: the document; bytes must be UTF-8 (RFC 8259 §8.1; a leading byte order mark
+            is skipped, as §8.1 allows), not the UTF-16 or UTF-32 `json.loads` would detect.
 
     Returns:
         The value.
@@ -119,8 +120,10 @@ def strict_loads(body: bytes | str) -> Any:
             a key twice (`msg` says `duplicate key 'name' in an object`; `pos` is the key's
             last occurrence written as `json.dumps` writes it, 0 when there is none). FastAPI
             answers either as a 422 issue of type `json_invalid`.
-        UnicodeDecodeError: bytes that are not text (FastAPI's 400, the service's 422).
+        UnicodeDecodeError: bytes that are not UTF-8 (FastAPI's 400, the service's 422).
     """
+    if isinstance(body, bytes):
+        body = body.decode("utf-8-sig")
     try:
         return json.loads(body, object_pairs_hook=_unique_object)
     except _DuplicateKey as exc:

@@ -38,7 +38,16 @@ _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]")
 _SPACED_OFFSET = re.compile(r"\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)? \d{2}(?::?\d{2})?$")
 
 
+#: A UTC offset with seconds (`+05:30:15`, `+05:30:15.5`): Python reads it, ISO 8601 has none.
+_OFFSET_SECONDS = re.compile(r"[+-]\d{2}:?\d{2}:\d{2}(?:\.\d+)?$")
+
+
 def _iso_text(value: Any) -> Any:
+    if isinstance(value, str) and _OFFSET_SECONDS.search(value):
+        raise ValueError(
+            f"{value[:80]!r} is not a valid time: a UTC offset has hours and minutes only "
+            "(+05:30), no seconds; e.g. 2024-01-01T00:00:00Z"
+        )
     if isinstance(value, str) and _SPACED_OFFSET.search(value):
         raise ValueError(
             "the time's offset lost its '+' (a URL query reads '+' as a space): send it as "

@@ -117,13 +117,20 @@ def test_every_operation_with_a_json_body_declares_415(app_client: TestClient) -
     assert with_body >= 13
 
 
-def test_a_body_that_is_not_utf8_says_so(tenant: Tenant, neo4j_driver: Driver) -> None:
-    # A fresh-user trial: a latin-1 body got "There was an error parsing the body".
+@pytest.mark.parametrize(
+    ("encoding", "charset"),
+    [("latin-1", "latin-1"), ("utf-16", "utf-16"), ("utf-16-le", "utf-16"), ("utf-32", "utf-32")],
+)
+def test_a_body_that_is_not_utf8_says_so(
+    tenant: Tenant, neo4j_driver: Driver, encoding: str, charset: str
+) -> None:
+    # Fresh-user trials: a latin-1 body got "There was an error parsing the body"; a UTF-16
+    # one (trial 11) was read (RFC 8259 §8.1: JSON exchanged between systems MUST be UTF-8).
     before = count_nodes(neo4j_driver, tenant.namespace)
     r = tenant.client.post(
         "/v1/memories",
-        content='{"kind": "fact", "content": "Zürich"}'.encode("latin-1"),
-        headers={**tenant.headers, "Content-Type": "application/json; charset=latin-1"},
+        content='{"kind": "fact", "content": "Zürich"}'.encode(encoding),
+        headers={**tenant.headers, "Content-Type": f"application/json; charset={charset}"},
     )
     assert r.status_code == 422, r.text
     assert r.json()["code"] == "input.invalid"
