@@ -153,3 +153,13 @@ def test_the_migration_splits_what_older_versions_stored(
     assert snake["memory_id"] in found(tenant, "upload test")
     assert run_migrations(graph, RULES, namespace=tenant.namespace).identifiers_split == 0
     assert {m: stored(neo4j_driver, m) for m in fresh} == fresh
+
+
+def test_the_trial_11_question_ranks_the_identifier_first(tenant: Tenant) -> None:
+    """Trial 11: the README's CI log ranked 17th for "upload test" below memories saying "test"."""
+    log = memory(tenant, "CI log: test_upload failed with connection reset during setup")
+    for i in range(16):
+        memory(tenant, f"The integration test number {i} passed on the nightly run")
+    for query in ("upload test", "test upload", "why did the upload test fail", "testUpload"):
+        items = tenant.post("/v1/recall", json={"query": query, "limit": 3}).json()["items"]
+        assert items[0]["memory_id"] == log["memory_id"], query
