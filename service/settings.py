@@ -6,11 +6,12 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic_core import InitErrorDetails, PydanticCustomError
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from service.host_names import LOOPBACK_HOSTS, WILDCARD_BIND_HOSTS, host_entry
-from service.keys import ApiKey, parse_api_keys
+from service.keys import ApiKey, parse_api_keys, secret_problems
 from service.origins import check_visibility, default_visibility
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -402,15 +403,14 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _check_secrets(self) -> Settings:
-        if self.neo4j_password.get_secret_value() == "neo4j":
-            raise ValueError("NEO4J_PASSWORD must not be the server default 'neo4j'")
-        if (
-            self.env == "prod"
-            and self.neo4j_password.get_secret_value() == "rationale-dev-password"
-        ):
-            raise ValueError("set NEO4J_PASSWORD: the development password is refused in prod")
-        if self.env == "prod" and not self.api_keys:
-            raise ValueError("RATIONALE_API_KEYS is required in prod (dev mode has no auth)")
+        """Refuse default secrets, each problem its own error (`rationale settings` lists all)."""
+        problems = secret_problems(self.neo4j_password.get_secret_value(), self.env, self.api_keys)
+        if problems:
+            errors = [
+                InitErrorDetails(type=PydanticCustomError("value_error", p), loc=(), input=None)
+                for p in problems
+            ]
+            raise ValidationError.from_exception_data("Settings", errors)
         return self
 
     @property

@@ -54,6 +54,19 @@ def test_invalid_settings_exit_2_with_the_variable_named(
     assert "Traceback" not in result.output
 
 
+def test_every_refused_secret_is_its_own_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trial 11: prod without keys and with the development password named only the password."""
+    monkeypatch.setenv("RATIONALE_ENV", "prod")
+    monkeypatch.setenv("NEO4J_PASSWORD", "rationale-dev-password")
+    monkeypatch.delenv("RATIONALE_API_KEYS", raising=False)
+    result = invoke(["settings", "--quiet"])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.strip().splitlines() == [
+        "invalid settings: set NEO4J_PASSWORD: the development password is refused in prod",
+        "invalid settings: RATIONALE_API_KEYS is required in prod (dev mode has no auth)",
+    ]
+
+
 @pytest.mark.parametrize(
     ("env", "line"),
     [
