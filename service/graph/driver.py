@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import neo4j
 from neo4j import Driver, GraphDatabase
 from neomodel import get_config
@@ -10,8 +12,34 @@ from service.errors import GraphUnavailableError
 from service.settings import Settings
 
 
+class LostConnectionRecords(logging.Filter):
+    """Demote the driver's "connection found dead" errors to DEBUG (on the `neo4j.io` logger).
+
+    While Neo4j is down or restarting the driver logs an ERROR for each pooled connection it
+    finds dead (`Failed to read from defunct connection ...`). The outage is the service's to
+    report: the breaker logs one warning as it opens and one as it closes
+    (`graph.availability`), and each refused request is an access-log line; these records are
+    kept only where `neo4j.io` logs DEBUG.
+    """
+
+    PREFIX = "[#%04X]  _: <CONNECTION> error"
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Return whether to emit `record`, demoted to DEBUG when it is a lost connection."""
+        if record.levelno < logging.ERROR or not str(record.msg).startswith(self.PREFIX):
+            return True
+        record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+        return logging.getLogger(record.name).isEnabledFor(logging.DEBUG)
+
+
+def _quiet_lost_connections() -> None:
+    io = logging.getLogger("neo4j.io")
+    if not any(isinstance(f, LostConnectionRecords) for f in io.filters):
+        io.addFilter(LostConnectionRecords())
+
+
 def create_driver(settings: Settings) -> Driver:
-    """Build the driver and check the server answers.
+    """Build the driver and check the server answers (its lost-connection errors demoted).
 
     Args:
         settings: connection settings (`NEO4J_*`).
@@ -22,6 +50,7 @@ def create_driver(settings: Settings) -> Driver:
     Raises:
         GraphUnavailableError: the server cannot be reached or refuses the credentials.
     """
+    _quiet_lost_connections()
     driver = GraphDatabase.driver(
         settings.neo4j_uri,
         auth=(settings.neo4j_username, settings.neo4j_password.get_secret_value()),
