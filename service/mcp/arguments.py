@@ -38,8 +38,10 @@ IngestFormat = Literal[
 INGEST_FORMATS = "auto (detects it), " + ", ".join(get_args(IngestFormat)[1:])
 
 #: What every tool's arguments model and the nested ones below are configured with: unknown
-#: arguments refused and no lax coercions (`"5"` is no integer, `"true"` no boolean), as REST.
-STRICT = ConfigDict(extra="forbid", strict=True)
+#: arguments refused and no lax coercions (`"5"` is no integer, `"true"` no boolean), as REST;
+#: and, as REST's `Strict`, no NaN or infinity (the JSON parser reads them): "Input should be a
+#: finite number", where a bound would say "less than or equal to 1".
+STRICT = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
 
 
 MemoryId = Annotated[str, Field(min_length=1, description="The memory's memory_id.")]

@@ -26,6 +26,43 @@ def segment(memory_id: str) -> str:
     return quote(memory_id, safe="").replace(".", "%2E")
 
 
+#: The parts of a request REST's validation issues start their `loc` with; a tool's arguments
+#: are its body's fields or its query parameters (and the memory id its path's), so the rest of
+#: such a `loc` names the argument.
+REQUEST_PARTS = ("body", "query", "path")
+
+#: What an issue of the in-process backend (`/mcp`) holds; REST's also echo `input` and `ctx`.
+ISSUE_KEYS = ("type", "loc", "msg")
+
+
+def tool_issues(detail: Any) -> Any:
+    """Return REST's 422 issues as a tool reports them (the in-process backend's form).
+
+    `{"type": ..., "loc": ["query", "as_of"], "msg": ..., "input": ...}` becomes
+    `{"type": ..., "loc": ["as_of"], "msg": ...}`. A `loc` of a request part alone (`["body"]`:
+    not a JSON object) or of another part (a header) is kept: it names no argument.
+
+    Args:
+        detail: the `detail` of an `input.invalid` answer: a list of issue objects (anything
+            else is returned as is).
+
+    Returns:
+        The issues in order, each `{type, loc, msg}` (`loc` a list of argument names and
+        indexes), or `detail` itself when it is no list.
+    """
+    if not isinstance(detail, list):
+        return detail
+    issues: list[Any] = []
+    for issue in detail:
+        if isinstance(issue, dict):
+            loc = issue.get("loc")
+            if isinstance(loc, list) and len(loc) > 1 and loc[0] in REQUEST_PARTS:
+                issue = {**issue, "loc": loc[1:]}
+            issue = {k: v for k, v in issue.items() if k in ISSUE_KEYS}
+        issues.append(issue)
+    return issues
+
+
 def _times(as_of: str | None, known_at: str | None) -> Json:
     return {k: v for k, v in (("as_of", as_of), ("known_at", known_at)) if v is not None}
 
@@ -133,7 +170,10 @@ class RestBackend:
             answer = {"detail": answer}
         extra = {k: v for k, v in answer.items() if k not in ("detail", "code")}
         code = str(answer.get("code") or f"http.{response.status_code}")
-        raise BackendError(response.status_code, code, answer.get("detail"), extra)
+        detail = answer.get("detail")
+        if code == "input.invalid":
+            detail = tool_issues(detail)
+        raise BackendError(response.status_code, code, detail, extra)
 
     async def _about(
         self,

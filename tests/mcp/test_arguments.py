@@ -5,10 +5,12 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+import httpx
 import pytest
 
 from tests.client.conftest import Service
-from tests.mcp.conftest import Connect, call, ok, refused, text_of
+from tests.mcp.conftest import Connect, call, http_client, ok, refused, stdio_client, text_of
+from tests.mcp.test_auth import MCP_HEADERS
 
 pytestmark = pytest.mark.anyio
 
@@ -28,6 +30,15 @@ pytestmark = pytest.mark.anyio
         ("get_memory", {"memory_id": "m", "bogus": 1}, "bogus"),
         ("search", {"query": "x", "origins": []}, "origins"),
         ("search", {"query": "x", "origins": ["robot"]}, "origins.0"),
+        # REST's location (`query`, `body`) is no argument: stdio names the argument as /mcp.
+        ("get_memory", {"memory_id": "m", "as_of": "soon"}, "as_of"),
+        ("lineage", {"memory_id": "m", "known_at": "soon"}, "known_at"),
+        ("remember", {"kind": "fact", "content": "x", "valid_from": "soon"}, "valid_from"),
+        (
+            "record_outcome",
+            {"decision_id": "m", "result": "success", "content": "x", "observed_at": "soon"},
+            "observed_at",
+        ),
         # No coercions, as REST bodies (JsonInt, strict booleans and numbers):
         ("recall", {"query": "x", "limit": "5"}, "limit"),
         ("recall", {"query": "x", "limit": True}, "limit"),
@@ -123,3 +134,85 @@ async def test_a_coerced_argument_writes_nothing_and_an_integral_float_is_an_int
         found, _ = await ok(client, "search", query=content, limit=5.0)
     # REST takes `"limit": 5.0` (JSON Schema's integer); the tools do too.
     assert content not in [item.get("content") for item in found["items"]]
+
+
+async def test_a_refusal_of_an_argument_is_the_same_over_both_transports(
+    service: Service,
+) -> None:
+    # A fresh-user trial: stdio said `loc: ["query", "as_of"]` (REST's), /mcp `["as_of"]`.
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("get_memory", {"memory_id": "m", "as_of": "soon"}),
+        ("lineage", {"memory_id": "m", "as_of": "2024-01-01T00:00:00Z", "known_at": "then"}),
+        ("remember", {"kind": "fact", "content": "x", "valid_to": "2024-13-01T00:00:00Z"}),
+    ]
+    errors = []
+    for opener in (http_client, stdio_client):
+        async with opener(service, service.key_a) as client:
+            errors.append([await refused(client, tool, **args) for tool, args in calls])
+    over_http, over_stdio = errors
+    assert over_stdio == over_http
+    assert [[e["loc"] for e in error["detail"]] for error in over_http] == [
+        [["as_of"]],
+        [["known_at"]],
+        [["valid_to"]],
+    ]
+
+
+#: Raw JSON (which the SDK clients cannot send): Python's parser reads NaN and Infinity.
+NON_FINITE = [
+    ("remember", '{"kind": "fact", "content": "x", "confidence": NaN}', "confidence"),
+    ("remember", '{"kind": "fact", "content": "x", "confidence": -Infinity}', "confidence"),
+    ("remember", '{"kind": "observation", "content": "x", "position": Infinity}', "position"),
+    ("recall", '{"query": "x", "limit": NaN}', "limit"),
+    ("search", '{"query": "x", "limit": Infinity}', "limit"),
+    ("find_precedents", '{"situation": "x", "limit": NaN}', "limit"),
+    (
+        "record_reasoning",
+        '{"task": "t", "steps": [{"kind": "observation", "content": "a", "rejects": [NaN]}]}',
+        "steps.0.rejects.0",
+    ),
+    (
+        "record_reasoning",
+        '{"task": "t", "steps": [{"kind": "observation", "content": "a"}], '
+        '"produced": {"content": "d", "confidence": NaN}}',
+        "produced.confidence",
+    ),
+]
+
+
+@pytest.mark.parametrize(("tool", "arguments", "argument"), NON_FINITE)
+async def test_a_non_finite_number_is_refused_as_rest_refuses_it(
+    service: Service, tool: str, arguments: str, argument: str
+) -> None:
+    # A fresh-user trial: `"confidence": NaN` was "less than or equal to 1" on /mcp and "a
+    # finite number" on REST.
+    headers = {
+        **MCP_HEADERS,
+        "Authorization": f"Bearer {service.key_a}",
+        "Content-Type": "application/json",
+    }
+    message = (
+        '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", '
+        f'"params": {{"name": "{tool}", "arguments": {arguments}}}}}'
+    )
+    async with httpx.AsyncClient(timeout=30.0) as http:
+        r = await http.post(f"{service.base_url}/mcp", content=message, headers=headers)
+        rest = await http.post(
+            f"{service.base_url}/v1/memories",
+            content='{"kind": "fact", "content": "x", "confidence": NaN}',
+            headers={
+                "Authorization": f"Bearer {service.key_a}",
+                "Content-Type": "application/json",
+            },
+        )
+    assert r.status_code == 200, r.text
+    result = r.json()["result"]
+    assert result["isError"] is True, result
+    error = result["structuredContent"]["error"]
+    assert (error["status"], error["code"]) == (422, "input.invalid")
+    issues = [(".".join(map(str, e["loc"])), e["msg"]) for e in error["detail"]]
+    assert [loc for loc, _ in issues] == [argument]
+    assert issues[0][1].startswith("Input should be a finite number"), issues
+    assert rest.status_code == 422, rest.text
+    if argument.endswith("confidence"):  # the same message as REST's for its own NaN
+        assert issues[0][1] == rest.json()["detail"][0]["msg"]
