@@ -200,8 +200,10 @@ class TraceRecord:
 class CitedMemory:
     """The last version of a memory a new trace or outcome cites (`reasoning/get_cited_memories`).
 
-    `current` False: it cannot be cited, because it was retracted (`retracted`), or, when not,
-    because a concurrent update closed it and its successor is not visible yet.
+    `current` False: it cannot be cited, because it was retracted (`retracted`; `replaced_by`
+    names the memory whose new value of the same key from the same valid time corrected it,
+    None for a retraction), or, when not, because a concurrent update closed it and its
+    successor is not visible yet.
     """
 
     memory_id: str
@@ -211,6 +213,7 @@ class CitedMemory:
     kind: str
     current: bool = True
     retracted: bool = False
+    replaced_by: str | None = None
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> CitedMemory:
@@ -223,6 +226,7 @@ class CitedMemory:
             kind=row["kind"],
             current=bool(row.get("current", True)),
             retracted=bool(row.get("retracted", False)),
+            replaced_by=row.get("replaced_by"),
         )
 
 

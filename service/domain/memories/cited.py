@@ -6,7 +6,7 @@ import time
 from collections.abc import Sequence
 
 from service.domain.memories.reads import CURRENT_READ_ATTEMPTS, RETRY_PAUSE_S
-from service.errors import MissingReference, VersionConflict, echo_ids
+from service.errors import MAX_ECHOED_IDS, MissingReference, VersionConflict, echo_id, echo_ids
 from service.graph.query_names import QueryName
 from service.graph.records import CitedMemory
 from service.graph.repository import Runner
@@ -32,8 +32,10 @@ def cited_memories(
 
     Raises:
         MissingReference: some have no current version (422): the message says which were
-            never stored in the namespace and which were retracted (at most `MAX_ECHOED_IDS`
-            of each); `extra["missing"]` lists all of them, in the order given.
+            never stored in the namespace, which were corrected (`"<id> by memory <id>"`: a
+            new value of the same key from the same valid time) and which were retracted (at
+            most `MAX_ECHOED_IDS` of each); `extra["missing"]` lists all of them, in the
+            order given.
         VersionConflict: a cited memory stayed in the middle of a concurrent update through
             every read (409: retry).
     """
@@ -57,11 +59,18 @@ def cited_memories(
         )
     missing = [m for m in memory_ids if m not in rows or not rows[m].current]
     if missing:
-        gone = [m for m in missing if m in rows]
         unknown = [m for m in missing if m not in rows]
+        corrected = [rows[m] for m in missing if m in rows and rows[m].replaced_by]
+        gone = [m for m in missing if m in rows and not rows[m].replaced_by]
         reasons = []
         if unknown:
             reasons.append(f"cited memories do not exist: {echo_ids(unknown)}")
+        if corrected:
+            # As GET's 404 says it: a new value of the same key from the same valid time.
+            by = [f"{echo_id(r.memory_id)} by memory {r.replaced_by}" for r in corrected]
+            shown = ", ".join(by[:MAX_ECHOED_IDS])
+            more = f" and {len(by) - MAX_ECHOED_IDS} more" if len(by) > MAX_ECHOED_IDS else ""
+            reasons.append(f"cited memories were corrected (cite the new value): {shown}{more}")
         if gone:
             reasons.append(
                 f"cited memories were retracted (no current version to cite): {echo_ids(gone)}"

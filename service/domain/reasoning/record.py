@@ -248,14 +248,13 @@ class ReasoningService(TraceReader):
                 tx, writer.namespace, draft.produced_memory_id
             )
             if produced is None:
-                closed = retracted_at(state)
+                closed, why = retracted_at(state), "does not exist"
+                if closed is not None:  # as GET's 404: corrected by a new value of its key?
+                    by, at = state.get("replaced_by") if state else None, iso_utc(closed)
+                    how = f"corrected at {at} by memory {by}" if by else f"retracted at {at}"
+                    why = f"was {how}: a trace produces a current memory"
                 raise MissingReference(
-                    f"produced_memory_id {echo_id(draft.produced_memory_id)} "
-                    + (
-                        f"was retracted at {iso_utc(closed)}: a trace produces a current memory"
-                        if closed is not None
-                        else "does not exist"
-                    ),
+                    f"produced_memory_id {echo_id(draft.produced_memory_id)} {why}",
                     extra={"missing": [draft.produced_memory_id]},
                 )
             if produced.kind == Kind.REASONING:
