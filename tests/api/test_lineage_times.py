@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from tests.conftest import Tenant
@@ -102,3 +103,17 @@ def test_a_retracted_memory_has_no_lineage_now_as_get_but_had_one_before(tenant:
     assert [t["trace_id"] for t in before.json()["traces"]] == [story["trace"]["trace_id"]]
     r = tenant.post(f"/v1/memories/{did}/challenge", json={"reason": "still?"})
     assert r.status_code == 404 and "retracted" in r.json()["detail"], r.text
+
+
+def test_known_at_before_a_memory_was_recorded_names_the_time_as_iso_utc(tenant: Tenant) -> None:
+    # A fresh-user trial: lineage's 404 said "2026-12-05 05:41:48.728531+00:00" (str of a
+    # datetime), where GET's says "2026-12-05T05:41:48.728531Z".
+    m = memory(tenant, "The build host has 64 GB of memory")
+    recorded = datetime.fromisoformat(m["system_from"])
+    before = (recorded - timedelta(microseconds=1)).astimezone(UTC)
+    known_at = before.isoformat().replace("+00:00", "Z")
+    r = lineage(tenant, m["memory_id"], known_at=known_at)
+    got = tenant.get(f"/v1/memories/{m['memory_id']}", params={"known_at": known_at})
+    assert (r.status_code, got.status_code) == (404, 404), r.text
+    assert r.json()["detail"].endswith(f"was not recorded yet at {known_at}"), r.text
+    assert got.json()["detail"].endswith(f"as known at {known_at}"), got.text

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from service.domain.memories import MemoryService, Writer, utcnow
+from service.domain.memories import MemoryService, Writer, iso_utc, utcnow
 from service.domain.memories.public import memory_public
 from service.domain.memories.store import MAX_REASON_CHARS
 from service.domain.models import Kind
@@ -128,7 +128,7 @@ class TraceReader:
             versions = [v for v in versions if v.system_from <= known_at]
             if not versions:
                 raise MemoryNotFound(
-                    f"memory {echo_id(memory_id)} was not recorded yet at {known_at}"
+                    f"memory {echo_id(memory_id)} was not recorded yet at {iso_utc(known_at)}"
                 )
         believed = [
             v
