@@ -2,13 +2,15 @@
 
 HTTP metrics come from prometheus-fastapi-instrumentator, in a registry of this app (so several
 apps in one process never collide): `http_request_duration_seconds{handler, method, status}`
-per route template and `http_requests_total`. The endpoint is not behind a tenant key; when
-`RATIONALE_METRICS_KEY` is set it requires `Authorization: Bearer <that key>`.
+per route, `handler` its `/openapi.json` path (`/v1/memories/{memory_id}`), and
+`http_requests_total`. The endpoint is not behind a tenant key; when `RATIONALE_METRICS_KEY`
+is set it requires `Authorization: Bearer <that key>`.
 """
 
 from __future__ import annotations
 
 import hmac
+import re
 from typing import Annotated
 
 from fastapi import FastAPI, Header
@@ -23,6 +25,26 @@ from service.settings import Settings
 
 #: Seconds; from a cached health check to a batch of a thousand memories.
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
+
+#: A path parameter with its convertor in a route's path: `{memory_id:memory_id}`.
+_CONVERTED_PARAM = re.compile(r"\{([^{}:]+):[^{}]*\}")
+
+
+def openapi_path(path: str) -> str:
+    """Return a route's path as `/openapi.json` names it: `{name:convertor}` becomes `{name}`.
+
+    Args:
+        path: a route template, e.g. `/v1/memories/{memory_id:memory_id}`.
+
+    Returns:
+        The path with each parameter's convertor dropped: `/v1/memories/{memory_id}`.
+    """
+    return _CONVERTED_PARAM.sub(r"{\1}", path)
+
+
+def _openapi_handler(info: http_metrics.Info) -> None:
+    """Label a request with its route's OpenAPI path (the instrumentator gives the template)."""
+    info.modified_handler = openapi_path(info.modified_handler)
 
 
 def check_metrics_key(settings: Settings, authorization: str | None) -> None:
@@ -54,6 +76,8 @@ def install_metrics(app: FastAPI, settings: Settings) -> None:
         excluded_handlers=["/metrics"],
         registry=registry,
     )
+    # First: the instrumentations run in the order added and label with `modified_handler`.
+    instrumentator.add(_openapi_handler)
     instrumentator.add(http_metrics.latency(buckets=LATENCY_BUCKETS, registry=registry))
     instrumentator.add(http_metrics.requests(registry=registry))
     instrumentator.instrument(app)

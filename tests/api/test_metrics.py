@@ -132,3 +132,29 @@ def test_metrics_key_is_required_when_set(tenant: Tenant, metrics_key: str) -> N
         "rationale_neo4j_up"
         in tenant.client.get("/metrics", headers={"Authorization": f"Bearer {metrics_key}"}).text
     )
+
+
+def test_handler_labels_are_the_openapi_paths(tenant: Tenant) -> None:
+    # A fresh-user trial: GET/PATCH of a memory was labelled `/v1/memories/{memory_id:memory_id}`
+    # (the path convertor's syntax), where /openapi.json names `/v1/memories/{memory_id}`.
+    before = scrape(tenant)
+    mid = tenant.post("/v1/memories", json={"kind": "fact", "content": "Racks are in hall 3"})
+    mid = mid.json()["memory_id"]
+    assert tenant.get(f"/v1/memories/{mid}").status_code == 200
+    r = tenant.patch(
+        f"/v1/memories/{mid}", json={"content": "Racks are in hall 4"}, headers={"If-Match": "1"}
+    )
+    assert r.status_code == 200, r.text
+    assert tenant.get(f"/v1/memories/{mid}/history").status_code == 200
+    after = scrape(tenant)
+    for method in ("GET", "PATCH"):
+        labels = {"handler": "/v1/memories/{memory_id}", "method": method}
+        grew = value(after, "http_requests_total", **labels) - value(
+            before, "http_requests_total", **labels
+        )
+        assert grew == 1, method
+    handlers = {dict(ls)["handler"] for (_, ls) in after if "handler" in dict(ls)}
+    paths = set(tenant.client.get("/openapi.json").json()["paths"])
+    assert {"/v1/memories/{memory_id}", "/v1/memories/{memory_id}/history"} <= handlers
+    assert not [h for h in handlers if ":" in h], handlers
+    assert {h for h in handlers if h.startswith("/v1/")} <= paths
