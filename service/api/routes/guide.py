@@ -9,6 +9,8 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import PlainTextResponse, Response
+from starlette.datastructures import MutableHeaders
+from starlette.types import Message, Receive, Scope, Send
 
 from service.api.auth_gate import ScopedRoute
 from service.api.deps import ServicesDep
@@ -16,14 +18,36 @@ from service.api.errors import error_responses
 from service.errors import InvalidInputError
 from service.namespaces import NAMESPACE_PATTERN, NAMESPACE_RULE, is_namespace
 
-router = APIRouter(prefix="/browser", tags=["browser"], route_class=ScopedRoute)
-
 #: Neo4j Browser (served by Neo4j on another origin) fetches these with custom headers.
 CORS = {
     "Access-Control-Allow-Origin": "*",
     "Access-Control-Allow-Methods": "GET, OPTIONS",
     "Access-Control-Allow-Headers": "*",
 }
+
+
+class BrowserRoute(ScopedRoute):
+    """A `/browser/*` route: every answer it gives carries `CORS`, refusals included.
+
+    The exception handlers render a refusal (a 422 for a bad `namespace`) inside the route's
+    app, so headers added to what the route sends reach the Browser with the error's detail,
+    where a refusal without `Access-Control-Allow-Origin` was only a network error there.
+    """
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Run the route, adding the `CORS` headers it did not set to its answer."""
+
+        async def send_with_cors(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                for name, value in CORS.items():
+                    headers.setdefault(name, value)
+            await send(message)
+
+        await super().handle(scope, receive, send_with_cors)
+
+
+router = APIRouter(prefix="/browser", tags=["browser"], route_class=BrowserRoute)
 _QUERY = re.compile(r"\{\{query:([a-z_]+)\}\}")
 
 
@@ -89,7 +113,7 @@ def guide(
         raise InvalidInputError(f"namespace: {NAMESPACE_RULE}")
     base = str(request.base_url).rstrip("/")
     body = render_guide(services.settings.cypher_dir / "browser", base, namespace)
-    return Response(body, media_type="text/html; charset=utf-8", headers=CORS)
+    return Response(body, media_type="text/html; charset=utf-8")
 
 
 @router.get(
@@ -100,10 +124,10 @@ def guide(
 def grass(services: ServicesDep) -> PlainTextResponse:
     """Return the Browser style (`:style http://localhost:8000/browser/rationale.grass`)."""
     path = services.settings.cypher_dir / "browser" / "rationale.grass"
-    return PlainTextResponse(path.read_text(encoding="utf-8"), headers=CORS)
+    return PlainTextResponse(path.read_text(encoding="utf-8"))
 
 
 @router.options("/{name}", include_in_schema=False)
 def preflight(name: str) -> Response:
     """Answer the Browser's CORS preflight for the guide and the style."""
-    return Response(status_code=204, headers=CORS)
+    return Response(status_code=204)

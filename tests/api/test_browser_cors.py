@@ -1,0 +1,44 @@
+"""`/browser/*` answers Neo4j Browser (another origin) with CORS headers, refusals included."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.api.routes.guide import CORS
+from tests.conftest import Tenant
+
+BROWSER = {"Origin": "http://localhost:7474"}
+
+
+@pytest.mark.parametrize(
+    ("path", "params", "status"),
+    [
+        ("/browser/guide", {"namespace": "team-a"}, 200),
+        ("/browser/guide", {}, 200),
+        ("/browser/rationale.grass", {}, 200),
+        # A fresh-user trial: the refusal had no Access-Control-Allow-Origin, so the Browser
+        # showed a network error instead of the detail.
+        ("/browser/guide", {"namespace": "bad ns"}, 422),
+        ("/browser/guide", {"namespace": "x" * 65}, 422),
+        ("/browser/guide", {"namespace": ["a", "b.c"]}, 422),
+    ],
+)
+def test_browser_answers_carry_cors_headers_refusals_too(
+    tenant: Tenant, path: str, params: dict[str, str | list[str]], status: int
+) -> None:
+    r = tenant.client.get(path, params=params, headers=BROWSER)
+    assert r.status_code == status, r.text
+    for name, value in CORS.items():
+        assert r.headers.get(name) == value, (name, r.headers)
+    if status == 422:
+        assert r.json()["code"] == "input.invalid", r.text
+
+
+def test_the_preflight_carries_cors_headers(tenant: Tenant) -> None:
+    r = tenant.client.options(
+        "/browser/guide",
+        headers={**BROWSER, "Access-Control-Request-Method": "GET"},
+    )
+    assert r.status_code == 204, r.text
+    for name, value in CORS.items():
+        assert r.headers.get(name) == value, (name, r.headers)
