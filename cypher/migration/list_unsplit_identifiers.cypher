@@ -1,4 +1,4 @@
-// Memories the service wrote (they have a lexical field) before it held identifier parts, whose content may hold a compound identifier (a letter or digit, `_` or `.`, a letter or digit; or a lower-case letter or digit before an upper-case one): the next $limit after uid $after, in uid order (the caller splits them: `identifier_parts`).
+// Memories the service wrote (they have a lexical field) before it held identifier parts, whose content may hold a compound identifier (a letter or digit, `_` or `.`, a letter or digit; a lower-case letter or digit before an upper-case one; or two upper-case letters before two lower-case ones, as in HTTPServer; any script): the next $limit after uid $after, in uid order (the caller splits them: `identifier_parts`).
 // mode: read
 // returns: many
 // :param namespace => null
@@ -7,7 +7,7 @@
 MATCH (m:Memory)
 WHERE m.uid > $after AND m.search_text IS NOT NULL AND m.search_parts IS NULL
   AND ($namespace IS NULL OR m.namespace = $namespace)
-  AND m.content =~ '(?s).*([A-Za-z0-9][_.][A-Za-z0-9]|[a-z0-9][A-Z]).*'
+  AND m.content =~ '(?s).*([\\p{L}\\p{N}][_.]+[\\p{L}\\p{N}]|[\\p{Ll}\\p{N}]\\p{Lu}|\\p{Lu}\\p{Lu}\\p{Ll}\\p{Ll}).*'
 RETURN m.uid AS uid, m.content AS content
 ORDER BY uid
 LIMIT $limit

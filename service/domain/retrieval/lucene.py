@@ -5,12 +5,7 @@ from __future__ import annotations
 import unicodedata
 
 from service.domain.retrieval.lexical import word_lists
-from service.domain.text.lexical import (
-    SEARCH_NS_FIELD,
-    SEARCH_TEXT_FIELD,
-    identifier_parts,
-    namespace_token,
-)
+from service.domain.text.lexical import SEARCH_NS_FIELD, SEARCH_TEXT_FIELD, namespace_token
 from service.domain.text.lexicon import QUERY_STOPWORDS
 
 #: Characters the Lucene classic query parser treats as syntax; each is backslash-escaped.
@@ -40,10 +35,11 @@ def lucene_query(text: str) -> str | None:
     rather than other questions (LoCoMo, `../shared/research/retrieval.md`: +4-6 points R@10).
     Every Lucene special character (`+ - && || ! ( ) { } [ ] ^ " ~ * ? : \ /`) is
     backslash-escaped and the words AND, OR and NOT are lower-cased, so no user text is ever
-    read as query syntax. The parts of a compound identifier (`identifier_parts`:
-    `test_upload` adds `test upload`) follow the words, as they do a memory's text, so the
-    identifier and the words in it match either way. The text is cut to `FULLTEXT_MAX_WORDS`
-    words and `FULLTEXT_MAX_CHARS` characters (Lucene's clause limit).
+    read as query syntax. The text is cut to `FULLTEXT_MAX_WORDS` words and
+    `FULLTEXT_MAX_CHARS` characters (Lucene's clause limit). A compound identifier is sent
+    whole: memories index its parts (`identifier_parts`), so "upload test" finds `test_upload`;
+    the parts are not added here, where they ranked short memories sharing one common part
+    ("user", "settings") above the one naming `load_user_settings` (trial 12).
 
     Args:
         text: the user's query, NFC-normalised.
@@ -58,10 +54,7 @@ def lucene_query(text: str) -> str | None:
         return None
     words: list[str] = []
     size = 0
-    kept = _query_words(text)
-    have = {w.lower() for w in kept}
-    parts = [p for p in (identifier_parts(" ".join(kept)) or "").split() if p not in have]
-    for word in kept + parts:
+    for word in _query_words(text):
         if word in LUCENE_OPERATORS:
             word = word.lower()
         size += len(word) + 1

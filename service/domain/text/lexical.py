@@ -52,13 +52,32 @@ def lexical_context(given: str | None, previous: str | None) -> str | None:
     return "\n".join(parts) if parts else None
 
 
-#: Runs of ASCII letters, digits, `_` and `.`: where a compound identifier may be.
-_IDENTIFIER_RUN = re.compile(r"[A-Za-z0-9_.]+")
-#: Where a compound identifier splits: `_` and `.`, a lower-case letter or digit before an
-#: upper-case one (`getUser`), an upper-case run before a capitalised word (`HTTPServer`).
-_IDENTIFIER_SPLIT = re.compile(r"[_.]+|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+#: Runs of letters, digits, `_` and `.` (any script): where a compound identifier may be.
+_IDENTIFIER_RUN = re.compile(r"[\w.]+")
 #: Most identifier parts one memory adds to its lexical field.
 MAX_IDENTIFIER_PARTS = 200
+
+
+def _camel_pieces(word: str) -> list[str]:
+    """Split one `_`/`.`-free word at its case changes: `getUserName`, `HTTPServer`, `naïveBayes`.
+
+    A split falls before an upper-case letter that follows a lower-case letter or a digit, and
+    before the last upper-case letter of a run when two or more lower-case letters follow it
+    (`HTTPServer`: HTTP, Server); an acronym's plural stays whole (`APIs`, `URLs`).
+    """
+    pieces, start = [], 0
+    for i in range(1, len(word)):
+        prev, cur = word[i - 1], word[i]
+        if not cur.isupper():
+            continue
+        after = word[i + 1 : i + 3]
+        if (prev.islower() or prev.isdigit()) or (
+            prev.isupper() and len(after) == 2 and after.isalpha() and after.islower()
+        ):
+            pieces.append(word[start:i])
+            start = i
+    pieces.append(word[start:])
+    return pieces
 
 
 def identifier_parts(text: str) -> str | None:
@@ -67,10 +86,10 @@ def identifier_parts(text: str) -> str | None:
     Lucene's standard tokenizer keeps `test_upload`, `getUserName` and `os.path.join` as one
     token each (UAX #29 joins letters across `_` and `.`), so "upload test" or "user name"
     never matches them lexically. Their parts are indexed beside the text: snake_case,
-    camelCase, PascalCase, dotted names and acronyms (`HTTPServer`: http, server) split, each
-    part lower-cased and kept once, in order of first appearance. A part of one character or
-    without a letter is left out (`e.g.`, `3.14`, `v2`), and so is the whole when no
-    identifier of the text splits. ASCII identifiers only.
+    camelCase, PascalCase, dotted names and acronyms (`HTTPServer`: http, server) split, in
+    any script (`получить_данные`, `naïveBayes`), each part lower-cased and kept once, in order
+    of first appearance. A part with fewer than two letters is left out (`e.g.`, `v1.2.3`, the
+    `T10` of an ISO time, hash fragments), and so is the whole when no identifier splits.
 
     Args:
         text: a memory's own text (`content`).
@@ -83,13 +102,17 @@ def identifier_parts(text: str) -> str | None:
     """
     seen: dict[str, None] = {}
     for run in _IDENTIFIER_RUN.findall(text):
-        pieces = _IDENTIFIER_SPLIT.split(run.strip("_."))
+        pieces = [
+            piece
+            for word in re.split(r"[_.]+", run.strip("_."))
+            for piece in _camel_pieces(word)
+            if piece
+        ]
         if len(pieces) < 2:
             continue
         for piece in pieces:
-            word = piece.lower()
-            if len(word) > 1 and not word.isdigit() and any(c.isalpha() for c in word):
-                seen.setdefault(word, None)
+            if sum(c.isalpha() for c in piece) >= 2:
+                seen.setdefault(piece.lower(), None)
                 if len(seen) >= MAX_IDENTIFIER_PARTS:
                     return " ".join(seen)
     return " ".join(seen) or None
