@@ -82,6 +82,34 @@ class DuplicateKeyError(json.JSONDecodeError):
         self.key = key
 
 
+def lone_surrogate(value: Any) -> str | None:
+    r"""Return the first lone surrogate in a parsed JSON value's strings and keys, escaped.
+
+    JSON's `\uD800` escapes parse to a Python string holding half a UTF-16 pair, which is no
+    Unicode text (RFC 8259 §8.2: such strings are unpredictable to receivers).
+
+    Args:
+        value: what `strict_loads` returned.
+
+    Returns:
+        E.g. `"\ud800"`, or None when every string is valid Unicode.
+    """
+    pending: list[Any] = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                return f"\\u{ord(item[exc.start]):04x}"
+        elif isinstance(item, dict):
+            pending.extend(item.keys())
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return None
+
+
 class _DuplicateKey(ValueError):
     def __init__(self, key: str) -> None:
         super().__init__(key)

@@ -32,7 +32,7 @@ from service.api.errors import HTTP_CODES
 from service.api.hosts import host_allowed, host_name
 from service.container import Services
 from service.errors import AuthError
-from service.json_types import DuplicateKeyError, strict_loads
+from service.json_types import DuplicateKeyError, lone_surrogate, strict_loads
 from service.mcp.backend import Backend, BackendError
 from service.mcp.local import LocalBackend
 from service.mcp.tools import RationaleServer
@@ -148,22 +148,28 @@ class McpEndpoint:
             await refusal(scope, receive, send)
             return
         body, receive = await read_whole(receive)
+        problem = None
         try:
-            strict_loads(body)
+            # The SDK's JSON reader keeps a repeated key's last value, and names a lone
+            # surrogate "unexpected end of hex escape"; REST bodies refuse both, saying so.
+            surrogate = lone_surrogate(strict_loads(body))
+            if surrogate is not None:
+                problem = f"a string holds the lone surrogate {surrogate}: not Unicode text"
         except DuplicateKeyError as exc:
-            # The SDK's JSON reader keeps a repeated key's last value; REST bodies refuse it.
+            problem = exc.msg
+        except (ValueError, RecursionError):
+            pass  # not JSON (or nested past Python's parser): the SDK answers its own error
+        if problem is not None:
             refusal = JSONResponse(
                 {
                     "jsonrpc": "2.0",
                     "id": None,
-                    "error": {"code": -32700, "message": f"Parse error: {exc.msg}"},
+                    "error": {"code": -32700, "message": f"Parse error: {problem}"},
                 },
                 status_code=400,
             )
             await refusal(scope, receive, send)
             return
-        except (ValueError, RecursionError):
-            pass  # not JSON (or nested past Python's parser): the SDK answers its own error
         await self.server.session_manager.handle_request(scope, receive, send)
 
 

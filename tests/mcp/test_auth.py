@@ -259,6 +259,17 @@ async def test_http_a_key_named_twice_is_a_parse_error_and_writes_nothing(
         assert r.status_code == 400, r.text
         error = r.json()["error"]
         assert error["code"] == -32700 and "duplicate key 'content'" in error["message"], error
+        # Trial 11: a lone surrogate was "unexpected end of hex escape" (high) and "lone
+        # leading surrogate" (low, a trailing one); each is named as it was sent.
+        for half in ("\\ud800", "\\udc00"):
+            lone = (
+                '{"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {"name": '
+                f'"remember", "arguments": {{"kind": "fact", "content": "{content} {half}"}}}}}}'
+            )
+            r = await http.post(f"{service.base_url}/mcp", content=lone, headers=headers)
+            assert r.status_code == 400, r.text
+            message = r.json()["error"]["message"]
+            assert f"lone surrogate {half}" in message, message
         # A body the strict reader cannot read at all is still the SDK's own parse error.
         broken = await http.post(f"{service.base_url}/mcp", content="{", headers=headers)
         assert broken.status_code == 400 and broken.json()["error"]["code"] == -32700
