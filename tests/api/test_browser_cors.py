@@ -42,3 +42,12 @@ def test_the_preflight_carries_cors_headers(tenant: Tenant) -> None:
     assert r.status_code == 204, r.text
     for name, value in CORS.items():
         assert r.headers.get(name) == value, (name, r.headers)
+    grass = tenant.client.options("/browser/rationale.grass", headers=BROWSER)
+    assert grass.status_code == 204, grass.text
+
+
+def test_a_browser_path_that_does_not_exist_is_not_found(tenant: Tenant) -> None:
+    """Trial 12: the preflight route took every name, so GET /browser/x was 405 Allow: OPTIONS."""
+    r = tenant.client.get("/browser/nonexistent", headers=BROWSER)
+    assert r.status_code == 404, r.text
+    assert tenant.client.options("/browser/nonexistent", headers=BROWSER).status_code == 404

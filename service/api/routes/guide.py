@@ -127,7 +127,8 @@ def grass(services: ServicesDep) -> PlainTextResponse:
     return PlainTextResponse(path.read_text(encoding="utf-8"))
 
 
-@router.options("/{name}", include_in_schema=False)
-def preflight(name: str) -> Response:
-    """Answer the Browser's CORS preflight for the guide and the style."""
+@router.options("/guide", include_in_schema=False)
+@router.options("/rationale.grass", include_in_schema=False)
+def preflight() -> Response:
+    """Answer the Browser's CORS preflight for the guide and the style (no other name: 404)."""
     return Response(status_code=204)
