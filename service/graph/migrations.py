@@ -15,9 +15,11 @@ database still holding duplicates. In order:
    relationships (`EXTRACTED_FROM`) are moved and memories' `source_id` re-pointed. The old
    non-unique index `source_sha` is dropped (whole-database runs only), so the schema can
    create the unique constraint of that name (`cypher/schema/015_source_sha.cypher`).
-4. **Identifier parts.** Memories written before the lexical field held the parts of compound
-   identifiers (`test_upload`: test, upload) get them (`search_parts`, and at the end of
-   `search_text`), a thousand per write; only those whose content may hold one are read.
+4. **Identifier parts.** Memories whose lexical field lacks the parts of their compound
+   identifiers (`test_upload`: test, upload), or holds them as an earlier rule read them, get
+   them as `identifier_parts` reads them now (`search_parts`, and at the end of `search_text`),
+   a thousand per write; only memories holding parts or whose content may hold an identifier
+   are read.
 
 At start-up they run through `apply_migrations`, once per `MIGRATIONS_VERSION`: a database
 stamped with it (one `:SchemaMigration {name: 'rationale'}` node) skips them, so a large
@@ -51,7 +53,7 @@ class MigrationReport:
         tasks_deleted: duplicate `:Task` nodes merged away.
         sources_deleted: duplicate `:Source` nodes merged away.
         edges_moved: relationships moved from a duplicate onto the node kept.
-        identifiers_split: memories given the parts of their compound identifiers.
+        identifiers_split: memories whose identifier parts were set or read again.
     """
 
     node_times: int = 0
@@ -77,7 +79,7 @@ class MigrationReport:
 
 
 #: Bump when a step is added: a database stamped with an older version runs them all again.
-MIGRATIONS_VERSION = 2
+MIGRATIONS_VERSION = 3
 #: Memories split per write of the identifier-parts step.
 IDENTIFIER_BATCH = 1000
 
@@ -165,7 +167,7 @@ def run_migrations(
 def _split_identifiers(
     graph: Graph, parts_of: Callable[[str], str | None], namespace: str | None
 ) -> int:
-    """Give the memories written without identifier parts theirs; return how many changed."""
+    """Give memories the identifier parts `parts_of` reads now; return how many changed."""
     changed, after = 0, ""
     while True:
         rows = graph.run(
@@ -175,8 +177,11 @@ def _split_identifiers(
         if not rows:
             return changed
         after = str(rows[-1]["uid"])
-        split = [{"uid": r["uid"], "parts": parts_of(str(r["content"]))} for r in rows]
-        split = [r for r in split if r["parts"]]
+        split = [
+            {"uid": r["uid"], "old": r["parts"] or "", "parts": parts_of(str(r["content"]))}
+            for r in rows
+        ]
+        split = [r for r in split if (r["parts"] or "") != r["old"]]
         if split:
             changed += _count(
                 graph, QueryName.MIGRATION_SET_IDENTIFIER_PARTS, {"rows": split}, "changed"

@@ -163,8 +163,14 @@ def test_the_migration_splits_what_older_versions_stored(
         "text": "test_upload needs a lock\nthen getUserName failed",
     }
     assert found(tenant, "upload test") == {}
+    # As the first rule read them (this morning's): "APIs" split into "ap is".
+    neo4j_driver.execute_query(
+        "MATCH (m:Memory {memory_id: $id}) SET m.search_parts = 'ap is', "
+        "m.search_text = m.search_text + '\\n' + 'ap is'",
+        id=plain["memory_id"],
+    )
     report = run_migrations(graph, RULES, namespace=tenant.namespace)
-    assert report.identifiers_split == 3
+    assert report.identifiers_split == 4
     assert {m: stored(neo4j_driver, m) for m in fresh} == fresh
     assert snake["memory_id"] in found(tenant, "upload test")
     assert run_migrations(graph, RULES, namespace=tenant.namespace).identifiers_split == 0
