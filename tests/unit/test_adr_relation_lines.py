@@ -278,3 +278,13 @@ def test_a_relation_key_with_white_space_runs_is_a_status_line_as_with_one_space
     assert unit.extra["status"] == "Accepted"
     assert unit.extra["status_history"] == [line]  # as "Superseded by: ADR-61" is
     assert unit.superseded_by == ("61",)
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["Superseded by ADR-12 on 2023-01-05", "Superseded by ADR-12 (2023-01-05T10:00:00Z)"],
+)
+def test_a_date_after_a_relation_names_no_record(line: str) -> None:
+    """Helper review: the year of "Superseded by ADR-12 on 2023-01-05" was read as ADR 2023."""
+    unit = adr(f"Status: Accepted\n{line}")
+    assert unit.superseded_by == ("12",)

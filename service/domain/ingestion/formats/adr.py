@@ -40,6 +40,9 @@ from service.domain.models import (
 )
 
 _REF_TOKEN = re.compile(r"[A-Za-z0-9][\w.\-]*")
+_ISO_DATE = re.compile(
+    r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b"
+)
 _ADR_NUMBER = re.compile(r"(?:(?:adr|rfc|dr|add|decision)[-_ ]?)?0*(\d+)")
 #: A decision stated in prose: a Y-statement's "we decided for/to", "we will", "we chose".
 _DECIDED = re.compile(
@@ -104,7 +107,8 @@ def adr_key(reference: str) -> str:
 
 
 def _refs(text: str, own: str) -> list[str]:
-    tokens = [t.strip(".-") for t in _REF_TOKEN.findall(text)]
+    # A date names no record ("Superseded by ADR-12 on 2023-01-05" is not ADR 2023).
+    tokens = [t.strip(".-") for t in _REF_TOKEN.findall(_ISO_DATE.sub(" ", text))]
     tokens = [t for t in tokens if t and t.lower() not in ("adr", "by", "the", "and", "see")]
     numbered = [t for t in tokens if any(ch.isdigit() for ch in t)][:3]
     # Without a number, only a slug names a record (`use-postgres`, `use_postgres.md`): the

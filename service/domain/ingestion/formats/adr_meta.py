@@ -13,6 +13,7 @@ from service.domain.ingestion.formats.adr_sections import (
     key_values,
     relation_line,
 )
+from service.domain.ingestion.formats.adr_status_dates import split_status_date
 from service.domain.ingestion.formats.adr_tables import is_meta_key
 from service.domain.ingestion.formats.common import as_text, parse_time
 
@@ -125,7 +126,11 @@ def adr_status(doc: Document, meta_kv: dict[str, str]) -> tuple[str, list[str]]:
     status its word (``Superseded``: `_superseded_word`) and stays a history line, as when the
     section says ``Superseded`` and then ``Superseded by ADR-12``. The history is the
     Changelog's entries, then the other status lines (a ``Supersedes ADR-0003`` line is read
-    for relations there, as any history line).
+    for relations there, as any history line). A status line (not the front matter's) that is
+    dated states (``Accepted on 2023-01-05``, ``Proposed 2022-12-01, accepted 2023-01-05``:
+    `_status_date`) gives the last state's words as the status, its date as the record's
+    ``date`` when `meta_kv` has none, and the earlier states to the history, before the other
+    status lines.
 
     Args:
         doc: the record as read.
@@ -140,16 +145,40 @@ def adr_status(doc: Document, meta_kv: dict[str, str]) -> tuple[str, list[str]]:
     lines, section_meta = _section_lines(doc)
     for key, value in section_meta.items():
         meta_kv.setdefault(key, value)
-    status = as_text(doc.meta.get("status")).strip() or meta_kv.get("status", "")
+    front_matter = as_text(doc.meta.get("status")).strip()
+    status = front_matter or meta_kv.get("status", "")
     if not status:
         first = next((i for i, ln in enumerate(lines) if not _links_only(ln)), 0)
         ended = _superseded_word(lines[first]) if lines else None
         if ended:
             return ended, history + lines
+        if not lines:
+            return "", history
         rest = [ln for i, ln in enumerate(lines) if i != first]
-        return (lines[first] if lines else ""), history + rest
+        current, earlier = _status_date(lines[first], meta_kv)
+        return current, history + earlier + rest
     same = next((i for i, ln in enumerate(lines) if ln.casefold() == status.casefold()), None)
-    return status, history + [ln for i, ln in enumerate(lines) if i != same]
+    rest = [ln for i, ln in enumerate(lines) if i != same]
+    if front_matter:
+        return status, history + rest
+    current, earlier = _status_date(status, meta_kv)
+    return current, history + earlier + rest
+
+
+def _status_date(line: str, meta_kv: dict[str, str]) -> tuple[str, list[str]]:
+    """Return a status line's status without its date, and its earlier dated states.
+
+    A line of dated states (`split_status_date`: ``Accepted on 2023-01-05``, ``Proposed
+    2022-12-01, accepted 2023-01-05``) gives the last state's words; its date becomes the
+    record's ``date`` in `meta_kv` when that has none (a front matter or ``Date:`` date wins).
+    Any other line is the status as written, with no earlier states.
+    """
+    dated = split_status_date(line)
+    if dated is None:
+        return line, []
+    if not meta_kv.get("date"):
+        meta_kv["date"] = dated.date
+    return dated.status, dated.earlier
 
 
 def _quoted(value: Any) -> str:
