@@ -54,6 +54,8 @@ def lexical_context(given: str | None, previous: str | None) -> str | None:
 
 #: Runs of letters, digits, `_` and `.` (any script): where a compound identifier may be.
 _IDENTIFIER_RUN = re.compile(r"[\w.]+")
+#: What separates the words of a snake_case or dotted name.
+_IDENTIFIER_SEPARATORS = re.compile(r"[_.]+")
 #: Most identifier parts one memory adds to its lexical field.
 MAX_IDENTIFIER_PARTS = 200
 
@@ -104,7 +106,7 @@ def identifier_parts(text: str) -> str | None:
     for run in _IDENTIFIER_RUN.findall(text):
         pieces = [
             piece
-            for word in re.split(r"[_.]+", run.strip("_."))
+            for word in _IDENTIFIER_SEPARATORS.split(run.strip("_."))
             for piece in _camel_pieces(word)
             if piece
         ]

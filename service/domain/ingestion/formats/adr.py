@@ -21,6 +21,7 @@ from service.domain.ingestion.formats.adr_sections import (
     read_document,
     relation_clauses,
 )
+from service.domain.ingestion.formats.adr_status_dates import ISO_DATE
 from service.domain.ingestion.formats.common import (
     MAX_OBSERVATION_CHARS,
     MAX_STEP_CHARS,
@@ -40,9 +41,7 @@ from service.domain.models import (
 )
 
 _REF_TOKEN = re.compile(r"[A-Za-z0-9][\w.\-]*")
-_ISO_DATE = re.compile(
-    r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b"
-)
+_ISO_DATE = re.compile(rf"\b{ISO_DATE}")
 _ADR_NUMBER = re.compile(r"(?:(?:adr|rfc|dr|add|decision)[-_ ]?)?0*(\d+)")
 #: A decision stated in prose: a Y-statement's "we decided for/to", "we will", "we chose".
 _DECIDED = re.compile(

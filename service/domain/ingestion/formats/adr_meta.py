@@ -13,7 +13,7 @@ from service.domain.ingestion.formats.adr_sections import (
     key_values,
     relation_line,
 )
-from service.domain.ingestion.formats.adr_status_dates import split_status_date
+from service.domain.ingestion.formats.adr_status_dates import ISO_DATE, split_status_date
 from service.domain.ingestion.formats.adr_tables import is_meta_key
 from service.domain.ingestion.formats.common import as_text, parse_time
 
@@ -32,7 +32,7 @@ _RELATION_KEYS = frozenset(
     {"supersedes", "superseded by", "superseded-by", "replaces", "replaced by", "amends"}
 )
 #: A line that is only a date (``2020-01-01``, ``2020-01-01T10:00Z``): a date, not a status.
-_BARE_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$")
+_BARE_DATE = re.compile(rf"^{ISO_DATE}$")
 #: An ADR number leading a title: ``ADR 7: ...``, ``ADR-0007 ...``, ``RFC 7 ...``, ``adr7 ...``;
 #: or a bare number followed by ``.``, ``:`` or ``)`` and a space, or by a dash between spaces
 #: (``7. Use Postgres``, ``0007 - Use Postgres``, ``Decision 7: ...``) -- not ``3 replicas``.

@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-#: An ISO 8601 date, with a time optionally (``2023-01-05``, ``2023-01-05T10:00Z``).
-_DATE = r"\d{4}-\d{2}-\d{2}(?:T[\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?"
+#: An ISO 8601 date, with a time optionally (``2023-01-05``, ``2023-01-05T10:00Z``,
+#: ``2023-01-05 10:00``): the one date pattern of the ADR modules (`adr_meta`, `adr`).
+ISO_DATE = r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:[\d:.,]*(?:Z|[+-]\d{2}:?\d{2})?)?"
 #: A state's status word(s): up to three words of letters (``Accepted``, ``on hold``,
 #: ``work in progress``), joined by a space, hyphen or apostrophe -- no digits, no punctuation.
 _WORDS = r"[^\W\d_]+(?:[ '-][^\W\d_]+){0,2}?"
@@ -15,13 +16,13 @@ _DASH = r"\s+[-\u2013\u2014]\s+"
 #: (``2023-01-05:``, ``2023-01-05 -`` or a space). The words match lazily, so ``on`` is the
 #: connector in ``Accepted on 2023-01-05``, not a status word.
 _STATE = re.compile(
-    rf"(?P<words>{_WORDS})(?:\s+on\s+|{_DASH}|\s*,\s*|\s+)(?P<date>{_DATE})"
-    rf"|(?P<pwords>{_WORDS})\s*\(\s*(?P<pdate>{_DATE})\s*\)"
-    rf"|(?P<fdate>{_DATE})(?:\s*:\s*|{_DASH}|\s+)(?P<fwords>{_WORDS})"
+    rf"(?P<words>{_WORDS})(?:\s+on\s+|{_DASH}|\s*,\s*|\s+)(?P<date>{ISO_DATE})"
+    rf"|(?P<pwords>{_WORDS})\s*\(\s*(?P<pdate>{ISO_DATE})\s*\)"
+    rf"|(?P<fdate>{ISO_DATE})(?:\s*:\s*|{_DASH}|\s+)(?P<fwords>{_WORDS})"
 )
 #: What separates the states of one line (``Proposed 2022-12-01, accepted 2023-01-05``).
 _STATE_SEPARATOR = re.compile(r"\s*[,;]\s*")
-_ONLY_DATE = re.compile(rf"{_DATE}")
+_ONLY_DATE = re.compile(rf"{ISO_DATE}")
 
 
 @dataclass(frozen=True)
