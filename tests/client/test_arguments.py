@@ -10,11 +10,13 @@ from rationale_client import (
     ArgumentError,
     AsyncClient,
     Client,
+    MemoryCreate,
     MemoryNotFoundError,
     MemoryUpdate,
     OutcomeCreate,
     RationaleError,
     RetryPolicy,
+    TraceCreate,
     TraceNotFoundError,
 )
 
@@ -62,6 +64,26 @@ def test_a_value_outside_the_schema_is_an_argument_error(dead: Client) -> None:
     with dead, pytest.raises(ArgumentError) as naive:
         dead.search("x", as_of="2026-12-01T15:00:00")
     assert [e["loc"] for e in naive.value.errors] == [("as_of",)]
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"confidence": float("nan")},
+        {"metadata": {"ratio": float("nan")}},
+        {"metadata": {"runs": [{"ms": float("inf")}]}},
+    ],
+)
+def test_a_number_that_is_not_finite_is_an_argument_error(fields: dict[str, object]) -> None:
+    """JSON has no NaN or infinity: serialised, pydantic wrote them as null, so a NaN in
+    `metadata` was stored as no value; the server refuses them (422), the client too."""
+    with pytest.raises(ArgumentError, match="finite number") as err:
+        MemoryCreate(kind="fact", content="x", **fields)
+    assert [e["loc"][0] for e in err.value.errors] == [next(iter(fields))]
+    with pytest.raises(ArgumentError, match="finite number"):
+        MemoryUpdate(**fields)
+    with pytest.raises(ArgumentError, match="finite number"):
+        TraceCreate(task="t", steps=[], self_assessment={"score": float("-inf")})
 
 
 def test_the_async_client_raises_the_same() -> None:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import math
+from typing import Annotated, Any, Literal
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
 
 from rationale_client.errors import ArgumentError
 
@@ -29,10 +30,34 @@ IngestFormat = Literal[
 OutcomeResult = Literal["success", "failure", "mixed"]
 
 
-class Body(BaseModel):
-    """Base of request bodies: a misspelt field fails here, before anything is sent."""
+def _finite(value: Any) -> Any:
+    """Refuse NaN and infinities anywhere in free-form JSON (ValueError), as the server does.
 
-    model_config = ConfigDict(extra="forbid")
+    Serialised, pydantic writes them as `null`: a `NaN` in `metadata` was stored as no value.
+    """
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            raise ValueError(f"Input should be a finite number, not {item}")
+        if isinstance(item, dict):
+            pending += item.values()
+        elif isinstance(item, (list, tuple)):
+            pending += item
+    return value
+
+
+#: Free-form JSON (`metadata`, `self_assessment`): numbers must be finite.
+JsonObject = Annotated[dict[str, Any], AfterValidator(_finite)]
+
+
+class Body(BaseModel):
+    """Base of request bodies: a misspelt field fails here, before anything is sent.
+
+    Numbers must be finite (`allow_inf_nan=False`, `JsonObject`), as the server requires.
+    """
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     def __init__(self, **data: Any) -> None:
         """Validate the fields.
@@ -73,7 +98,7 @@ class MemoryCreate(Body):
     valid_from: AwareDatetime | None = None
     valid_to: AwareDatetime | None = None
     actor: str | None = None
-    metadata: dict[str, Any] | None = None
+    metadata: JsonObject | None = None
 
 
 class MemoryUpdate(Body):
@@ -83,7 +108,7 @@ class MemoryUpdate(Body):
     confidence: float | None = Field(default=None, ge=0, le=1)
     status: DecisionStatus | None = None
     trigger: str | None = None
-    metadata: dict[str, Any] | None = None
+    metadata: JsonObject | None = None
     valid_from: AwareDatetime | None = None
     valid_to: AwareDatetime | None = None
     actor: str | None = None
@@ -132,7 +157,7 @@ class TraceCreate(Body):
     produced: ProducedIn | None = None
     produced_memory_id: str | None = None
     actor: str | None = None
-    self_assessment: dict[str, Any] | None = None
+    self_assessment: JsonObject | None = None
 
 
 class RecallRequest(Body):
