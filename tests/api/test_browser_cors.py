@@ -51,3 +51,18 @@ def test_a_browser_path_that_does_not_exist_is_not_found(tenant: Tenant) -> None
     r = tenant.client.get("/browser/nonexistent", headers=BROWSER)
     assert r.status_code == 404, r.text
     assert tenant.client.options("/browser/nonexistent", headers=BROWSER).status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("method", "path"), [("POST", "/browser/guide"), ("DELETE", "/browser/rationale.grass")]
+)
+def test_a_method_the_browser_routes_do_not_take_is_refused_with_cors(
+    tenant: Tenant, method: str, path: str
+) -> None:
+    """Trial 12: a 405 from `/browser` carried no CORS, so the Browser showed a network error."""
+    r = tenant.client.request(method, path, headers=BROWSER)
+    assert r.status_code == 405, r.text
+    assert r.json()["code"] == "method_not_allowed"
+    assert "GET" in r.headers["Allow"]
+    for name, value in CORS.items():
+        assert r.headers.get(name) == value, (name, r.headers)

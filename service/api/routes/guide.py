@@ -10,6 +10,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import PlainTextResponse, Response
 from starlette.datastructures import MutableHeaders
+from starlette.exceptions import HTTPException
 from starlette.types import Message, Receive, Scope, Send
 
 from service.api.auth_gate import ScopedRoute
@@ -31,7 +32,9 @@ class BrowserRoute(ScopedRoute):
 
     The exception handlers render a refusal (a 422 for a bad `namespace`) inside the route's
     app, so headers added to what the route sends reach the Browser with the error's detail,
-    where a refusal without `Access-Control-Allow-Origin` was only a network error there.
+    where a refusal without `Access-Control-Allow-Origin` was only a network error there. A
+    method the route does not take is refused before its app runs (Starlette raises the 405):
+    the exception carries the headers, which its handler sends.
     """
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -44,7 +47,11 @@ class BrowserRoute(ScopedRoute):
                     headers.setdefault(name, value)
             await send(message)
 
-        await super().handle(scope, receive, send_with_cors)
+        try:
+            await super().handle(scope, receive, send_with_cors)
+        except HTTPException as exc:
+            exc.headers = {**CORS, **(exc.headers or {})}
+            raise
 
 
 router = APIRouter(prefix="/browser", tags=["browser"], route_class=BrowserRoute)
