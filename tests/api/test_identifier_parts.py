@@ -185,3 +185,24 @@ def test_the_trial_11_question_ranks_the_identifier_first(tenant: Tenant) -> Non
     for query in ("upload test", "test upload", "why did the upload test fail"):
         items = tenant.post("/v1/recall", json={"query": query, "limit": 3}).json()["items"]
         assert items[0]["memory_id"] == log["memory_id"], query
+
+
+def test_a_query_naming_things_keeps_the_words_a_question_would_drop(tenant: Tenant) -> None:
+    """Trial 12: "name" and "type" only frame a question ("what is the name of ..."), but
+    "user name" searched "user" alone, so `getUserName` ranked by that word with any memory
+    about a user. A query that asks still drops them (LoCoMo's questions all ask)."""
+    getter = memory(tenant, "getUserName returns null when the profile was never saved")
+    for text in (
+        "The user asked for dark mode",
+        "A user reported the export button does nothing",
+        "User sessions expire after 30 minutes",
+    ):
+        memory(tenant, text)
+    for query in ("user name", "user name null"):
+        assert next(iter(found(tenant, query))) == getter["memory_id"], query
+        items = tenant.post("/v1/recall", json={"query": query, "limit": 3}).json()["items"]
+        assert items[0]["memory_id"] == getter["memory_id"], query
+    why = tenant.post(
+        "/v1/recall", json={"query": "user name", "limit": 1, "explain": True}
+    ).json()["items"][0]["explain"]
+    assert set(why["matched_terms"]) == {"user", "name"}

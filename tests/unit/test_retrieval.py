@@ -90,6 +90,17 @@ def test_quality_factor_orders_verdicts() -> None:
         ("When did Melanie paint a sunrise?", "Melanie paint sunrise\\?"),
         ("Would Caroline likely pursue writing as a career?", "Caroline pursue writing career\\?"),
         ("what is it", "what is it"),  # nothing would be left: the words stay
+        # Frame words go from a query that asks (a question or a request) ...
+        ("What is the name of Caroline's dog", "Caroline's dog"),
+        ("what type of database does it use", "database use"),
+        ("Name the pets Caroline has", "pets Caroline"),
+        ("Tell me how many books Melanie read", "books Melanie read"),
+        ("Describe the kind of art Melanie makes.", "art Melanie makes."),
+        ("user name type?", "user"),
+        # ... and stay in one that names what it looks for (trial 12: "user name" was "user").
+        ("user name", "user name"),
+        ("column type mismatch in the orders table", "column type mismatch orders table"),
+        ("getUserName returns the wrong kind", "getUserName returns wrong kind"),
     ],
 )
 def test_lucene_query_drops_question_and_stop_words(text: str, expected: str) -> None:

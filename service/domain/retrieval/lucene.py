@@ -6,7 +6,13 @@ import unicodedata
 
 from service.domain.retrieval.lexical import word_lists
 from service.domain.text.lexical import SEARCH_NS_FIELD, SEARCH_TEXT_FIELD, namespace_token
-from service.domain.text.lexicon import QUERY_STOPWORDS
+from service.domain.text.lexicon import (
+    ASKING_STOPWORDS,
+    FRAME_WORDS,
+    INTERROGATIVES,
+    QUERY_STOPWORDS,
+    QUESTION_WORDS,
+)
 
 #: Characters the Lucene classic query parser treats as syntax; each is backslash-escaped.
 LUCENE_SPECIAL = frozenset('+-&|!(){}[]^"~*?:\\/')
@@ -18,20 +24,43 @@ FULLTEXT_MAX_CHARS = 400
 FULLTEXT_MAX_WORDS = 100
 #: Punctuation stripped from a query word's edges before it is compared with `QUERY_STOPWORDS`.
 WORD_EDGES = "\"'`.,;:!?()[]{}<>"
+#: First words that make a query a question or a request ("did ...", "name the ...").
+ASKING_OPENERS = QUESTION_WORDS | FRAME_WORDS
+
+
+def asks(text: str) -> bool:
+    """Whether a query asks (a question or a request) rather than names what it looks for.
+
+    It asks when it ends with "?", holds an interrogative ("what", "how", ...) or opens with
+    an auxiliary or a frame word ("did ...", "is there ...", "name the ...", "tell me ...",
+    "describe ..."): "what is the name of her dog" asks, "user name" and "column type" do not.
+    """
+    bare = [w.strip(WORD_EDGES).lower() for w in text.split()[:FULLTEXT_MAX_WORDS]]
+    return (
+        text.rstrip().endswith("?")
+        or any(w in INTERROGATIVES for w in bare)
+        or (bool(bare) and bare[0] in ASKING_OPENERS)
+    )
 
 
 def _query_words(text: str) -> list[str]:
-    """Return the words of `text` without question and stop words (all of them if none is left)."""
+    """Return the words of `text` without question and stop words (all of them if none is left).
+
+    The words that only frame a question (`FRAME_WORDS`: "kind", "type", "name", ...) go only
+    from a query that `asks`.
+    """
     words = text.split()[:FULLTEXT_MAX_WORDS]
-    kept = [w for w in words if w.strip(WORD_EDGES).lower() not in QUERY_STOPWORDS]
+    stop = ASKING_STOPWORDS if asks(text) else QUERY_STOPWORDS
+    kept = [w for w in words if w.strip(WORD_EDGES).lower() not in stop]
     return kept or words
 
 
 def lucene_query(text: str) -> str | None:
     r"""Return `text` as a Lucene query of plain terms, or None when it holds nothing to match.
 
-    Question and stop words (`QUERY_STOPWORDS`: "what", "when", "did", "the", ...) are dropped
-    first, unless nothing would be left: a question then matches the statements answering it
+    Question and stop words (`QUERY_STOPWORDS`: "what", "when", "did", "the", ...; in a query
+    that `asks`, also "kind", "name", "type", ...) are dropped first, unless nothing would be
+    left: a question then matches the statements answering it
     rather than other questions (LoCoMo, `../shared/research/retrieval.md`: +4-6 points R@10).
     Every Lucene special character (`+ - && || ! ( ) { } [ ] ^ " ~ * ? : \ /`) is
     backslash-escaped and the words AND, OR and NOT are lower-cased, so no user text is ever

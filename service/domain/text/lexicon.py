@@ -254,17 +254,11 @@ ANTONYMS: dict[str, str] = {
 #: Words that make a question a question ("what did X say", "when would Y ..."): dropped with
 #: `STOPWORDS` from the query side of the fulltext index, so a question stops matching the
 #: other speaker's questions and matches the statements that answer it.
-QUESTION_WORDS: frozenset[str] = frozenset(
+INTERROGATIVES: frozenset[str] = frozenset(
+    {"what", "when", "where", "which", "who", "whom", "whose", "why", "how"}
+)
+QUESTION_WORDS: frozenset[str] = INTERROGATIVES | frozenset(
     {
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "whom",
-        "whose",
-        "why",
-        "how",
         "did",
         "does",
         "do",
@@ -282,6 +276,15 @@ QUESTION_WORDS: frozenset[str] = frozenset(
         "will",
         "can",
         "may",
+    }
+)
+
+#: Words that only frame a question or a request ("what kind of", "what is the name of", "how
+#: many", "tell me", "describe ..."): dropped from a query that asks (`lucene.asks`), kept in
+#: one that names things ("user name", "column type", "how many" aside), where they are the
+#: subject (fresh-user trial 12: "user name" searched "user" only).
+FRAME_WORDS: frozenset[str] = frozenset(
+    {
         "kind",
         "kinds",
         "sort",
@@ -293,9 +296,10 @@ QUESTION_WORDS: frozenset[str] = frozenset(
         "much",
         "many",
         "likely",
-        "ever",
     }
 )
 
-#: What the query side of the fulltext index drops (lower-case, apostrophes as typed).
+#: What the query side of the fulltext index drops (lower-case, apostrophes as typed): always
+#: (`QUERY_STOPWORDS`), and from a query that asks (`ASKING_STOPWORDS`).
 QUERY_STOPWORDS: frozenset[str] = STOPWORDS | QUESTION_WORDS
+ASKING_STOPWORDS: frozenset[str] = QUERY_STOPWORDS | FRAME_WORDS
