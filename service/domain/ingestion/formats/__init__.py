@@ -20,6 +20,7 @@ from service.domain.ingestion.formats import (
 )
 from service.domain.ingestion.formats.adr import adr_key
 from service.domain.ingestion.formats.common import FormatError, check_text
+from service.domain.ingestion.formats.console import console_text
 from service.domain.ingestion.formats.detect import Detection, detect, detect_format
 from service.domain.ingestion.formats.jsonl import read_jsonl
 from service.domain.ingestion.formats.redact import redact
@@ -95,10 +96,12 @@ class ParsedDocument:
 def parse_document(content: str, fmt: str, source_name: str) -> ParsedDocument:
     """Redact secrets, recognise the format if asked (``auto``) and parse into units.
 
-    Invisible characters the content starts with (a UTF-8 byte-order mark, zero-width spaces)
-    are dropped first (`check_text`), for every format. Secrets-looking strings (`redact`) are
-    replaced *before* parsing, so no unit, step or observation can hold one. With ``auto`` the format is `detect`ed from the structure; a
-    document whose structure is not recognised is parsed as ``text`` with the warning
+    Terminal recordings are read as the text they show first (`console_text`: an asciinema cast's
+    output, ANSI escape sequences removed). Invisible characters the content starts with (a UTF-8
+    byte-order mark, zero-width spaces) are dropped (`check_text`), for every format.
+    Secrets-looking strings (`redact`) are replaced *before* parsing, so no unit, step or
+    observation can hold one. With ``auto`` the format is `detect`ed from the structure; a document
+    whose structure is not recognised is parsed as ``text`` with the warning
     ``ingest.fallback_to_text``. JSON Lines sessions report the lines they could not read
     (`read_jsonl`): skipped corrupt lines and a cut-off last line.
 
@@ -115,7 +118,7 @@ def parse_document(content: str, fmt: str, source_name: str) -> ParsedDocument:
             for its format, or content in which the format finds nothing to ingest (the
             message names the format and the problem).
     """
-    content, redacted = redact(check_text(content, fmt))
+    content, redacted = redact(check_text(console_text(content), fmt))
     warnings: list[str] = []
     if fmt == "auto":
         found = detect(content, source_name)
@@ -127,7 +130,10 @@ def parse_document(content: str, fmt: str, source_name: str) -> ParsedDocument:
     parser = PARSERS.get(fmt)
     if parser is None:
         raise FormatError(f"unknown format {fmt!r}; expected auto or one of {', '.join(FORMATS)}")
-    if fmt in JSONL_PARSERS:
+    records = codex.json_records(content) if fmt == "codex" else None
+    if records is not None:  # a TypeScript Codex CLI rollout: one JSON object
+        units = codex.parse_records(records, source_name)
+    elif fmt in JSONL_PARSERS:
         lines = read_jsonl(content, fmt)
         units = JSONL_PARSERS[fmt](lines.records, source_name)
         warnings += lines.warnings

@@ -17,6 +17,7 @@ from service.domain.ingestion.formats.adr_options import (
 )
 from service.domain.ingestion.formats.adr_sections import (
     BODY_AMENDS,
+    Document,
     key_values,
     read_document,
     relation_clauses,
@@ -47,6 +48,10 @@ _ADR_NUMBER = re.compile(r"(?:(?:adr|rfc|dr|add|decision)[-_ ]?)?0*(\d+)")
 _DECIDED = re.compile(
     r"(?is)\b(?:we|i) (?:decided|have decided|decide|chose|choose|will|propose|opted) (?:for |to |on )?(.+?)(?:\.\s|\n\n|$)"
 )
+#: A Y-statement ("In the context of ..., facing ..., we decided for ..."): a record by itself
+#: even before any section.
+_Y_CONTEXT = re.compile(r"(?i)\bin the context of\b")
+_Y_DECIDED = re.compile(r"(?i)\bwe (?:have )?(?:decided|chose)\b")
 #: Preamble paragraphs that are navigation or admonition fences, not content.
 _PREAMBLE_NOISE = re.compile(r"(?i)^\s*(?::::.*|(?:table of )?contents:?|\[toc\])\s*$")
 #: The last time a `datetime` holds: a record dated then that says it ended cannot end after it.
@@ -117,60 +122,82 @@ def _refs(text: str, own: str) -> list[str]:
     return [k for k in (adr_key(t) for t in chosen) if k != own]
 
 
+def _y_statement(text: str) -> bool:
+    """True when `text` is a Y-statement: "In the context of ...", then "we decided / chose".
+
+    Two searches, not one pattern spanning them, so the time stays linear in the text.
+    """
+    context = _Y_CONTEXT.search(text)
+    return context is not None and _Y_DECIDED.search(text, context.end()) is not None
+
+
+def _statement(doc: Document) -> str:
+    """Return the sentence that states the decision ("we decided for / we will ...").
+
+    Looked for in the summary and context sections, else in a Y-statement paragraph before the
+    first section; empty when there is none.
+    """
+    prose = "\n\n".join(s.text for s in doc.of("summary", "context"))
+    stated = _DECIDED.search(prose)
+    if stated is None:
+        ys = [b.text for b in doc.preamble if b.kind == "paragraph" and _y_statement(b.text)]
+        stated = _DECIDED.search("\n\n".join(ys))
+    return stated.group(0).strip() if stated else ""
+
+
 def parse(content: str, source_name: str) -> list[IngestUnit]:
     """Parse an architecture decision record of any common template into one unit.
 
     Input: ``adr`` (Markdown ADRs: MADR, Nygard, log4brains, Alexandrian/Y-statement, Tyree &
     Akerman, Tendermint-style changelog templates, YAML front matter, metadata tables)
 
-    Sections are placed by the role of their heading at any level (`ROLES`: status,
-    changelog, summary, context, drivers, options, arguments, decision, design,
-    consequences, links; an unnamed subsection takes its parent's role). One unit per file,
-    ``name`` = file stem, ``title`` = the first ``#`` heading, else front matter ``title``,
-    else the stem. The record's own ADR key (``extra["adr_key"]``, the decision's
-    ``adr_name``) is the stem's `adr_key`; a stem without a number (``use-postgres``) takes the
-    number its title starts with (``ADR 7: ...``, ``7. ...``: `title_number`), if any. Steps in order: one ``observation`` per preamble paragraph that is not
+    Sections are placed by the role of their heading at any level (`ROLES`: status, changelog,
+    summary, context, drivers, options, arguments, decision, design, consequences, links; an unnamed
+    subsection takes its parent's role). One unit per file, ``name`` = file stem, ``title`` = the
+    first ``#`` heading, else front matter ``title``, else the stem. The record's own ADR key
+    (``extra["adr_key"]``, the decision's ``adr_name``) is the stem's `adr_key`; a stem without a
+    number (``use-postgres``) takes the number its title starts with (``ADR 7: ...``, ``7. ...``:
+    `title_number`), if any. Steps in order: one ``observation`` per preamble paragraph that is not
     metadata or navigation (e.g. a ``:::note Superseded`` admonition's text), per block of the
-    summary and context sections; one ``observation`` per drivers section (``"<heading>: item; item"``); one
-    ``thought`` (status ``hypothesis``) per option (list items of the options sections that
-    are not bare links, or ``(1) ...`` paragraphs), or one ``thought`` with the options text
-    when it lists none; then, when the decision names options (quoted names, or an option's
-    name contained in it, its first and last words present): a ``thought`` confirming each chosen option with ``Good``/``Pro``
-    arguments, a ``thought`` rejecting each other option with ``Bad``/``Con`` arguments
-    (``rejects``), and one ``thought`` rejecting together the others (the decision's
-    ``because`` clause, else the decision); when no option was named but the section is an
-    *alternatives* one, that last ``thought`` rejects all of them. Then one ``thought`` per
-    arguments section not matched to an option, per design section and per consequences
-    section (``"<heading>: text"``, trimmed to `MAX_STEP_CHARS`), and last the ``conclusion``:
-    the decision sections' own text -- or, with no decision section, the sentence where the
-    summary or context says "we decided for / we will ..." (a Y-statement). The produced
-    ``decision`` is ``"<title>: <decision>"`` with status ``active``.
+    summary and context sections; one ``observation`` per drivers section
+    (``"<heading>: item; item"``); one ``thought`` (status ``hypothesis``) per option (list items of
+    the options sections that are not bare links, or ``(1) ...`` paragraphs), or one ``thought``
+    with the options text when it lists none; then, when the decision names options (quoted names,
+    or an option's name contained in it, its first and last words present): a ``thought`` confirming
+    each chosen option with ``Good``/``Pro`` arguments, a ``thought`` rejecting each other option
+    with ``Bad``/``Con`` arguments (``rejects``), and one ``thought`` rejecting together the others
+    (the decision's ``because`` clause, else the decision); when no option was named but the section
+    is an *alternatives* one, that last ``thought`` rejects all of them. Then one ``thought`` per
+    arguments section not matched to an option, per design section and per consequences section
+    (``"<heading>: text"``, trimmed to `MAX_STEP_CHARS`), and last the ``conclusion``: the decision
+    sections' own text -- or, with no decision section, the sentence where the summary or context
+    says "we decided for / we will ..." (a Y-statement; also a Y-statement paragraph, "In the
+    context of ... we decided for ...", before the first section). The produced ``decision`` is
+    ``"<title>: <decision>"`` with status ``active``.
 
-    Metadata comes from front matter, ``Key: value`` lines or list items before the first
-    section (each line its own key, also on consecutive lines, and so is a relation line such as
-    ``Supersedes ADR-59``, keyed by its phrase, also first in its paragraph; a line that is
-    neither continues the value above it), and metadata tables (`table_pairs`: one ``key | value`` pair per row
-    of two columns, or a header row of keys and a value row; ``| a | b |`` rows without their
-    ``|---|`` line too); status from front matter, metadata or the first status line of a
-    Status section that is no link to other records (``Supersedes ADR-59`` is not; ``Superseded
-    by ADR-61`` gives ``Superseded``, the line kept in the history), whose
-    ``Date:`` and other metadata lines (and a line that is only a date) add to the metadata
-    (`adr_status`); its history from the Changelog and the other status
-    lines. Relations are read in the title, status, metadata, preamble (admonitions
-    such as ``:::note Superseded``) and links sections: "superseded by X" / "supersedes X",
-    "replaces X", "(partly) undo X" fill ``superseded_by`` / ``supersedes`` (a `SUPERSEDES`
-    link); "amends/builds on/extends/refines X" and, anywhere in the body, "Following [ADR
-    n]" fill ``amends`` (the weaker `AMENDS` link). References are `adr_key` values. ``Date``
-    (or ``last revised``, ``created``...) sets ``valid_from`` (UTC midnight); a date given but
-    not readable leaves it None (the ingestion's time) with the warning
-    ``ingest.adr_date_unreadable: <file>: date '<text>' ...``; a date later than now is kept
-    with the warning ``ingest.adr_date_in_future: <file>: dated <date>, ...`` (`adr_date`). A record whose own
-    status or title says it is superseded, deprecated or rejected (`lifecycle`) has that word in
-    ``extra["lifecycle"]`` (None while in force): its decision is written closed in valid time
-    (`service.domain.ingestion.supersession`). Sections with no
-    role and some text are *unplaced*: kept as observations (not steps) and listed in
-    ``extra["unplaced_sections"]``; tables of contents are listed in
-    ``extra["skipped_sections"]``.
+    Metadata comes from front matter, ``Key: value`` lines or list items before the first section
+    (each line its own key, also on consecutive lines, and so is a relation line such as
+    ``Supersedes ADR-59``, keyed by its phrase, also first in its paragraph; a line that is neither
+    continues the value above it), and metadata tables (`table_pairs`: one ``key | value`` pair per
+    row of two columns, or a header row of keys and a value row; ``| a | b |`` rows without their
+    ``|---|`` line too); status from front matter, metadata or the first status line of a Status
+    section that is no link to other records (``Supersedes ADR-59`` is not; ``Superseded by ADR-61``
+    gives ``Superseded``, the line kept in the history), whose ``Date:`` and other metadata lines
+    (and a line that is only a date) add to the metadata (`adr_status`); its history from the
+    Changelog and the other status lines. Relations are read in the title, status, metadata,
+    preamble (admonitions such as ``:::note Superseded``) and links sections: "superseded by X" /
+    "supersedes X", "replaces X", "(partly) undo X" fill ``superseded_by`` / ``supersedes`` (a
+    `SUPERSEDES` link); "amends/builds on/extends/refines X" and, anywhere in the body, "Following
+    [ADR n]" fill ``amends`` (the weaker `AMENDS` link). References are `adr_key` values. ``Date``
+    (or ``last revised``, ``created``...) sets ``valid_from`` (UTC midnight); a date given but not
+    readable leaves it None (the ingestion's time) with the warning
+    ``ingest.adr_date_unreadable: <file>: date '<text>' ...``; a date later than now is kept with
+    the warning ``ingest.adr_date_in_future: <file>: dated <date>, ...`` (`adr_date`). A record
+    whose own status or title says it is superseded, deprecated or rejected (`lifecycle`) has that
+    word in ``extra["lifecycle"]`` (None while in force): its decision is written closed in valid
+    time (`service.domain.ingestion.supersession`). Sections with no role and some text are
+    *unplaced*: kept as observations (not steps) and listed in ``extra["unplaced_sections"]``;
+    tables of contents are listed in ``extra["skipped_sections"]``.
 
     Args:
         content: the record's Markdown (optionally with YAML front matter).
@@ -199,10 +226,7 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
 
     decision_sections = doc.of("decision")
     decision_text = "\n".join(s.text for s in decision_sections if s.text).strip()
-    if not decision_text:
-        prose = "\n\n".join(s.text for s in doc.of("summary", "context"))
-        stated = _DECIDED.search(prose)
-        decision_text = stated.group(0).strip() if stated else ""
+    decision_text = decision_text or _statement(doc)
     if not decision_text:
         raise FormatError(f"adr: {source_name}: no decision section or decision statement found")
 
@@ -367,10 +391,10 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
 def adr_signals(content: str) -> list[str]:
     """Return why Markdown reads as an ADR (empty when it does not).
 
-    An ADR states a decision -- a decision-role heading (`ROLES`) or, in a summary or
-    context, "we decided for / we will ..." -- and shows one more ADR trait: a status (front
-    matter, metadata line or table, Status section), a context, options, consequences or
-    changelog section, or an ``ADR n`` title.
+    An ADR states a decision -- a decision-role heading (`ROLES`) or, in a summary or context
+    (or a Y-statement before the first section), "we decided for / we will ..." -- and shows one
+    more ADR trait: a status (front matter, metadata line or table, Status section), a context,
+    options, consequences or changelog section, or an ``ADR n`` title.
 
     Args:
         content: the material, as text.
@@ -386,12 +410,10 @@ def adr_signals(content: str) -> list[str]:
     signals: list[str] = []
     if decision:
         signals.append(f"decision section '{decision[0].title}'")
+    elif _statement(doc):
+        signals.append("a decision statement ('we decided / we will ...') in the summary")
     else:
-        prose = "\n\n".join(s.text for s in doc.of("summary", "context"))
-        if _DECIDED.search(prose):
-            signals.append("a decision statement ('we decided / we will ...') in the summary")
-        else:
-            return []
+        return []
     meta_kv = key_values(doc.preamble)
     if doc.meta.get("status") or meta_kv.get("status") or doc.of("status"):
         signals.append("a status (front matter, metadata or section)")

@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from service.domain.ingestion.formats.adr_tables import table_pairs, table_rows
+from service.domain.ingestion.formats.adr_tables import is_meta_key, table_pairs, table_rows
 from service.domain.ingestion.formats.common import FormatError, as_text
 from service.domain.ingestion.formats.markdown import Block, parse_blocks
 
@@ -169,6 +169,8 @@ RELATIONS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("amended_by", re.compile(r"(?i)\b(?:amended|extended|refined)\s+by\b")),
     ("amends", re.compile(r"(?i)\b(?:amends|builds\s+on|building\s+on|extends|refines)\b")),
 )
+#: A reStructuredText field or AsciiDoc attribute line: ``:Status: Accepted``.
+_FIELD_LINE = re.compile(r"^\s*:([A-Za-z][\w -]{0,29}):(?:\s+(.*))?$")
 #: What shows that a relation line names a record: a number, a Markdown link, a `.md` file.
 _NAMES_RECORD = re.compile(r"\d|\]\(|\.md\b")
 #: What may open a line before its relation phrase: list marks, emphasis, white space.
@@ -295,10 +297,16 @@ def key_line(line: str) -> tuple[str, str] | None:
     The key is the text before the first ``:``, without emphasis marks, lower-cased with single
     spaces, 1 to 30 characters and no URL (``https://...`` is no key). A relation line
     (`relation_line`) is keyed by its phrase, wherever a ``:`` comes later: ``Supersedes ADR-59
-    (see: x)`` gives ``("supersedes", "ADR-59 (see: x)")``; ``Supersedes: ADR-59`` is a
-    ``Key: value`` line. Only a relation that names a record (a number, a link, a ``.md`` file)
-    is metadata: ``Replaces the nightly cron job with a queue`` is prose.
+    (see: x)`` gives ``("supersedes", "ADR-59 (see: x)")``; ``Supersedes: ADR-59`` is a ``Key:
+    value`` line, and so is a reStructuredText field or AsciiDoc attribute line (``:Status:
+    Accepted`` gives ``("status", "Accepted")``) whose name is a metadata key (`is_meta_key`;
+    ``:warning:`` opens prose). Only a relation that names a record (a number, a link, a ``.md``
+    file) is metadata: ``Replaces the nightly cron job with a queue`` is prose.
     """
+    field = _FIELD_LINE.match(line)
+    # Only a metadata name: ":warning: Read this first" is an emoji shortcode opening prose.
+    if field is not None and is_meta_key(field.group(1)):
+        return " ".join(field.group(1).lower().split()), (field.group(2) or "").strip()
     relation = relation_line(line)
     if (
         relation is not None

@@ -6,7 +6,7 @@ import re
 from datetime import datetime
 
 from service.domain.ingestion.formats.common import parse_time, source_stem
-from service.domain.ingestion.formats.session import Session
+from service.domain.ingestion.formats.session import Session, SessionTrace
 from service.domain.models import IngestUnit
 
 SESSION_START = re.compile(r"^# aider chat started at (.+?)\s*$")
@@ -22,6 +22,55 @@ _FENCE = re.compile(r"^\s*(```+|~~~+)")
 _EDIT_END = re.compile(r"^>{7} (?:REPLACE|UPDATED)\s*$")
 #: Slash commands that carry a request in their argument.
 _REQUEST_COMMANDS = re.compile(r"^/(?:ask|code|architect|context)\s+(.+)$", re.DOTALL)
+#: Characters of a message compared with the architect's last reply (`_is_echo`).
+_ECHO_CHARS = 200
+
+
+def _same_text(a: str, b: str) -> bool:
+    """True when two messages are the same text, white space aside (first `_ECHO_CHARS`)."""
+    return " ".join(a.split())[:_ECHO_CHARS] == " ".join(b.split())[:_ECHO_CHARS]
+
+
+def _handed_on(trace: SessionTrace, text: str) -> bool:
+    """True when a message repeats the agent's last reply (architect mode's editor hand-off)."""
+    last = trace.last_prose
+    return last is not None and _same_text(text, trace.steps[last].content)
+
+
+def _edit_closes(lines: list[str]) -> list[int]:
+    """Return, per line index, the first index at or after it closing an edit block.
+
+    That is a ``>>>>>>> REPLACE``/``UPDATED`` line or a session header (an edit never spans
+    sessions); ``len(lines)`` when none follows. One pass from the end, so finding where the
+    replies end (`_reply_end`) stays linear however many blocks are left open.
+    """
+    closes = [len(lines)] * (len(lines) + 1)
+    for k in range(len(lines) - 1, -1, -1):
+        line = lines[k]
+        closes[k] = k if _EDIT_END.match(line) or SESSION_START.match(line) else closes[k + 1]
+    return closes
+
+
+def _reply_end(lines: list[str], i: int, closes: list[int]) -> int:
+    """Return the index after the model's reply that starts at `i`.
+
+    The reply runs to the next ``#### `` or ``> `` line or session header; inside a
+    SEARCH/REPLACE block (closed before the next session header) those prefixes are code --
+    the ``>>>>>>> REPLACE`` line itself, a Markdown ``#### `` heading, a ``> `` quote.
+    `closes` is `_edit_closes` of `lines`.
+    """
+    j = i
+    while j < len(lines):
+        line = lines[j]
+        if _EDIT_START.match(line):
+            end = closes[j + 1]
+            if end < len(lines) and _EDIT_END.match(lines[end]):
+                j = end + 1
+                continue
+        if line.startswith(("####", ">")) or SESSION_START.match(line):
+            break
+        j += 1
+    return j
 
 
 def _reply_steps(lines: list[str]) -> list[tuple[str, str]]:
@@ -30,7 +79,7 @@ def _reply_steps(lines: list[str]) -> list[tuple[str, str]]:
     Each ``<<<<<<< SEARCH``/``ORIGINAL`` marker is one edit: its file is the nearest non-fence
     line above the marker (inside the fence for the old format, above it for the new one);
     everything from that line to the ``>>>>>>> REPLACE``/``UPDATED`` line and its closing
-    fence is the edit's payload, never kept.
+    fence is the edit's payload, never kept, nor is a fence opened just above the file name.
     """
     parts: list[tuple[str, str]] = []
     prose: list[str] = []
@@ -52,6 +101,8 @@ def _reply_steps(lines: list[str]) -> list[tuple[str, str]]:
             k -= 1
         target = prose[k].strip() if k >= 0 else ""
         del prose[max(k, 0) :]
+        while prose and (not prose[-1].strip() or _FENCE.match(prose[-1])):
+            prose.pop()  # the fence the old format opens above the file name
         flush()
         parts.append(("action", f"edit {target or '(file not named)'}"))
         j = i + 1
@@ -74,12 +125,18 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
     answers to Aider's confirmation prompts (``(Y)es/(N)o``) are not messages; ``/ask``,
     ``/code``, ``/architect`` carry a request in their argument; other slash commands
     (``/add``, ``/run``...) are observations of the current request. `Session.user` decides
-    whether a message opens a request or follows up. Consecutive ``> `` lines are Aider's
-    console output: one ``observation`` step (applied edits, commits, command output) once the
-    banner, token costs and prompts are removed, none when nothing is left. The model's reply
-    (unprefixed lines) is split at its edit blocks (SEARCH/REPLACE or ORIGINAL/UPDATED): prose
-    is a ``thought`` step, each edit block an ``action`` step ``edit <file>`` (never its
-    code). Text before the first message (a page's introduction, HTML wrappers) is skipped.
+    whether a message opens a request or follows up. A message that repeats the argument of
+    the ``/ask``/``/code``/``/architect`` just before it, or the agent's last reply (architect
+    mode hands it to the editor), is Aider logging it again: skipped and counted
+    (``repeated_messages``). Consecutive ``> `` lines are Aider's console output: one
+    ``observation`` step (applied edits, commits, command output) once the banner, token
+    costs and prompts are removed, none when nothing is left; between a session header and
+    its first message they are the new session's banner (``banner_lines``, never a step of the
+    session before). The model's reply (unprefixed lines, up to the next ``#### ``/``> `` line
+    outside an edit block) is split at its edit blocks (SEARCH/REPLACE or ORIGINAL/UPDATED):
+    prose is a ``thought`` step, each edit block an ``action`` step ``edit <file>`` (never its
+    code, not even its ``>>>>>>> REPLACE`` line). Text before the first message (a page's
+    introduction, HTML wrappers) is skipped.
     So for each request: ``len(steps) == 1 + follow-ups + command observations + prose parts +
     edit blocks + non-empty console blocks`` (+1 when the conclusion must be appended).
 
@@ -93,13 +150,22 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
     session = Session()
     started: datetime | None = None
     lines = content.splitlines()
-    skipped = {"console_answers": 0, "before_first_request": 0}
+    closes = _edit_closes(lines)
+    skipped = {
+        "console_answers": 0,
+        "before_first_request": 0,
+        "banner_lines": 0,
+        "repeated_messages": 0,
+    }
+    banner = False  # between a session header and its first message
+    echo: str | None = None  # the argument of the last /ask, /code, /architect
     i = 0
     while i < len(lines):
         line = lines[i]
         start = SESSION_START.match(line)
         if start:
             started = parse_time(start.group(1).replace(" ", "T", 1)) or started
+            banner = True
             i += 1
             continue
         if line.startswith("####"):
@@ -108,16 +174,25 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
                 j += 1
             text = "\n".join(x[5:] if x.startswith("#### ") else "" for x in lines[i:j]).strip()
             i = j
+            banner = False
             if _CONFIRM.search(text):
                 skipped["console_answers"] += 1
                 continue
             command = _REQUEST_COMMANDS.match(text)
+            current = session.current
             if command:
+                echo = command.group(1)
                 session.user(command.group(1), started)
-            elif text.startswith("/") and session.current is not None:
-                session.current.console(f"User command: {text}")
+            elif text.startswith("/") and current is not None:
+                current.console(f"User command: {text}")
+            elif echo is not None and _same_text(text, echo):
+                skipped["repeated_messages"] += 1  # the command's message, logged again
+            elif current is not None and _handed_on(current, text):
+                skipped["repeated_messages"] += 1  # the architect's reply, given to the editor
             elif not text.startswith("/"):
                 session.user(text.lstrip("> ").strip(), started)
+            if not command:
+                echo = None
             continue
         if line.startswith(">"):
             j = i
@@ -126,14 +201,12 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
             kept = [x[1:].strip() for x in lines[i:j]]
             kept = [x for x in kept if x and not _NOISE.match(x)]
             i = j
-            if session.current is not None and kept:
+            if banner:
+                skipped["banner_lines"] += len(kept)
+            elif session.current is not None and kept:
                 session.current.console("\n".join(kept))
             continue
-        j = i
-        while j < len(lines) and not (
-            lines[j].startswith(("####", ">")) or SESSION_START.match(lines[j])
-        ):
-            j += 1
+        j = _reply_end(lines, i, closes)
         block = [x for x in lines[i:j] if not re.match(r"^\s*</?div\b", x)]
         i = j
         if not "\n".join(block).strip():

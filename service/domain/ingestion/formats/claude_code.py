@@ -18,6 +18,12 @@ _LOCAL_OUTPUT = re.compile(
     r"^\s*<(local-command-stdout|local-command-stderr|bash-stdout|bash-stderr)>"
 )
 _INTERRUPTED = re.compile(r"^\s*\[Request interrupted")
+#: A shell command the user ran from the prompt (``!cmd``), and its output.
+_BASH_INPUT = re.compile(r"^\s*<bash-input>(.*?)</bash-input>", re.DOTALL)
+_BASH_OUTPUT = re.compile(r"<bash-(?:stdout|stderr)>(.*?)</bash-(?:stdout|stderr)>", re.DOTALL)
+#: The request of a trace whose log starts with the agent's work (``claude -p`` stream-json
+#: output does not repeat the prompt).
+UNRECORDED_REQUEST = "(request not recorded: the log starts with the agent's work)"
 #: Tool results that say the user refused the call.
 _REFUSED = ("The user doesn't want to proceed with this tool use", "tool use was rejected")
 _SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
@@ -59,18 +65,26 @@ def parse_records(records: list[dict[str, Any]], source_name: str) -> list[Inges
 
     Input: ``claude-code`` (Claude Code session JSON Lines: ``type`` user/assistant/summary/...)
 
-    Lines with ``isSidechain`` (a sub-agent's own conversation) and ``isMeta`` (expanded
-    slash-command prompts, caveats) are skipped and counted: a sub-agent call is the parent's
+    Lines with ``isSidechain`` (a sub-agent's own conversation), ``isMeta`` (expanded
+    slash-command prompts, caveats) and ``isCompactSummary`` (the summary a compacted
+    conversation continues from) are skipped and counted (``meta`` for the last two) -- a
+    compact summary at the start of the log, before any request, is the request (it states
+    the task the session continues). A sub-agent call is the parent's
     ``Task`` action step, its report the observation after it. Bookkeeping lines (summary,
     system, file-history-snapshot, queue-operation) are counted too; a ``summary`` names the
     session. A user line with text (not a tool result, not console echo such as
     ``<local-command-stdout>`` or ``[Request interrupted``) is a user message; a slash command
     is its name and arguments; `Session.user` decides whether it opens a request or follows up.
+    A shell command the user ran (``<bash-input>``) and its ``<bash-stdout>``/``<bash-stderr>``
+    are ``observation`` steps of the current request (``User shell: <command>``, the output),
+    counted as console when no request is open. Agent work before any request (``claude -p``
+    stream-json output, which does not repeat the prompt) opens a request `UNRECORDED_REQUEST`.
     Assistant blocks, in order: ``thinking`` and ``text`` are ``thought`` steps, ``tool_use``
     an ``action`` step (`describe_call`: the command, file or pattern); a ``tool_result`` is an
     ``observation`` step (trimmed, `trim_observation`); a result saying the user refused the
     call `REJECTS` the call. So for each request: ``len(steps) == 1 (the request) +
-    follow-ups + thinking/text blocks + tool_use blocks + tool_result blocks`` (+1 when the
+    follow-ups + user shell commands and outputs + thinking/text blocks + tool_use blocks +
+    tool_result blocks`` (+1 when the
     conclusion must be appended, see `SessionTrace.finish`).
 
     Args:
@@ -93,7 +107,9 @@ def parse_records(records: list[dict[str, Any]], source_name: str) -> list[Inges
         if record.get("isSidechain"):
             skipped["sidechain"] += 1
             continue
-        if record.get("isMeta"):
+        # A compacted conversation's summary continues the current request; it only states
+        # the task when the log starts with it (a session continued from another).
+        if record.get("isMeta") or (record.get("isCompactSummary") and session.current):
             skipped["meta"] += 1
             continue
         message = record.get("message")
@@ -116,12 +132,22 @@ def parse_records(records: list[dict[str, Any]], source_name: str) -> list[Inges
                 current.result(text, block.get("tool_use_id"), refused=refused)
             if results:
                 continue
-            request = _request(_user_text(blocks))
+            text = _user_text(blocks)
+            if _BASH_INPUT.match(text) or _BASH_OUTPUT.match(text.strip()):
+                if current is not None:
+                    shell = _BASH_INPUT.match(text)
+                    output = "\n".join(m.strip() for m in _BASH_OUTPUT.findall(text))
+                    current.console(f"User shell: {shell.group(1).strip()}" if shell else output)
+                skipped["console"] += current is None
+                continue
+            request = _request(text)
             if request is None:
                 skipped["console"] += 1
                 continue
             session.user(request, when)
             continue
+        if session.current is None and blocks:
+            session.user(UNRECORDED_REQUEST, when)
         current = session.current
         if current is None or not isinstance(blocks, list):
             if current is not None and isinstance(blocks, str):

@@ -25,24 +25,64 @@ ITEM_TYPES = frozenset(
         "web_search_call",
     }
 )
+_PATCH_BEGIN = "*** Begin Patch"
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.MULTILINE)
 #: User-role messages the CLI injects (environment, AGENTS.md, instructions), not requests.
 _INJECTED = re.compile(r"^\s*(?:<[a-z_ -]+>|# AGENTS\.md|<INSTRUCTIONS>)", re.IGNORECASE)
 
 
+def rollout_items(data: Any) -> list[dict[str, Any]] | None:
+    """Return the records of a JSON rollout of the TypeScript Codex CLI, or None for other JSON.
+
+    That CLI (2025, before the Rust one) wrote ``rollout-*.json``: one object ``{"session":
+    {timestamp, id, instructions}, "items": [...]}`` whose items are the bare items of older
+    JSON Lines rollouts.
+
+    Args:
+        data: decoded JSON.
+
+    Returns:
+        The session object (its ``timestamp`` dates the items) and then the item objects, or
+        None when `data` is not such a rollout.
+    """
+    if not isinstance(data, dict) or not isinstance(data.get("session"), dict):
+        return None
+    items = data.get("items")
+    if not isinstance(items, list) or not any(
+        isinstance(i, dict) and i.get("type") in ITEM_TYPES for i in items
+    ):
+        return None
+    return [data["session"], *(i for i in items if isinstance(i, dict))]
+
+
 def _items(records: list[dict[str, Any]]) -> tuple[list[tuple[str, dict[str, Any], Any]], int]:
-    """Return `(line type, payload, timestamp)` per line and how many lines carried no payload."""
+    """Return `(line type, payload, timestamp)` per line and how many lines carried no payload.
+
+    Items without a timestamp (older rollouts) take the last one seen (the session's).
+    """
     out: list[tuple[str, dict[str, Any], Any]] = []
     bare = 0
+    stamp: Any = None
     for r in records:
+        stamp = r.get("timestamp") or stamp
         payload = r.get("payload")
         if isinstance(payload, dict):
-            out.append((str(r.get("type")), payload, r.get("timestamp")))
+            out.append((str(r.get("type")), payload, stamp))
         elif r.get("type") in ITEM_TYPES:
-            out.append(("response_item", r, r.get("timestamp")))
+            out.append(("response_item", r, stamp))
         else:
             bare += 1
     return out, bare
+
+
+def _patch_text(value: Any) -> str | None:
+    """Return the apply_patch text among a call's arguments (also in a command list), or None."""
+    if isinstance(value, str):
+        return value if _PATCH_BEGIN in value else None
+    values = list(value.values()) if isinstance(value, dict) else value
+    if isinstance(values, list):
+        return next((p for p in map(_patch_text, values) if p is not None), None)
+    return None
 
 
 def _arguments(raw: Any) -> Any:
@@ -69,6 +109,10 @@ def _describe(payload: dict[str, Any]) -> str:
         return describe_call("web_search", action) if action else "web_search"
     args = _arguments(payload.get("arguments"))
     name = str(payload.get("name") or "tool")
+    patch = _patch_text(args)
+    if patch is not None:  # apply_patch, as its own tool or a shell command: the files only
+        files = _PATCH_FILE.findall(patch)
+        return f"apply_patch: {', '.join(files)}" if files else "apply_patch"
     if name == "write_stdin" and isinstance(args, dict):
         chars = args.get("chars") or ""
         return f"write_stdin: session {args.get('session_id')} {'(poll output)' if not chars else repr(chars)}"
@@ -99,7 +143,8 @@ def parse_records(records: list[dict[str, Any]], source_name: str) -> list[Inges
     ``response_item`` payloads (or bare item lines of older rollouts): an assistant
     ``message`` (``commentary`` or ``final_answer``) and a non-empty ``reasoning`` summary are
     ``thought`` steps; ``function_call``, ``custom_tool_call`` (apply_patch: the files, not
-    the patch), ``local_shell_call`` and ``web_search_call`` are ``action`` steps;
+    the patch -- so too a ``function_call`` whose arguments hold a patch, as ``apply_patch``
+    or a ``shell`` command), ``local_shell_call`` and ``web_search_call`` are ``action`` steps;
     ``function_call_output`` / ``custom_tool_call_output`` are ``observation`` steps
     (trimmed). Encrypted reasoning, ``token_count``, ``turn_context``, ``session_meta`` and
     the ``event_msg`` mirrors of items are not steps. So for each request: ``len(steps) == 1
@@ -109,6 +154,8 @@ def parse_records(records: list[dict[str, Any]], source_name: str) -> list[Inges
     Args:
         records: the session's JSON Lines objects, in order (`read_jsonl`).
         source_name: the file name the material came from; names the units.
+
+    Items without a timestamp (older rollouts) are dated by the session line before them.
 
     Returns:
         The units in source order.
@@ -152,10 +199,26 @@ def parse_records(records: list[dict[str, Any]], source_name: str) -> list[Inges
     return session.units("codex", f"Codex {source_stem(source_name)}", {"skipped_lines": skipped})
 
 
+def json_records(content: str) -> list[dict[str, Any]] | None:
+    """Return the records of a TypeScript Codex CLI JSON rollout (`rollout_items`), else None."""
+    if not content.lstrip().startswith("{"):
+        return None
+    try:
+        return rollout_items(json.loads(content))
+    except (json.JSONDecodeError, RecursionError):
+        return None
+
+
 def parse(content: str, source_name: str) -> list[IngestUnit]:
-    """Parse a Codex CLI rollout given as text (`parse_records` of `read_jsonl`).
+    """Parse a Codex CLI rollout given as text (`parse_records` of its records).
+
+    The records are the lines (`read_jsonl`), or the items of a TypeScript CLI JSON rollout
+    (`json_records`).
 
     Raises:
         FormatError: too many lines that are not JSON objects, or none that is.
     """
-    return parse_records(read_jsonl(content, "codex").records, source_name)
+    records = json_records(content)
+    if records is None:
+        records = read_jsonl(content, "codex").records
+    return parse_records(records, source_name)

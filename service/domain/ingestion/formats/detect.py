@@ -10,12 +10,17 @@ from typing import Any
 
 from service.domain.ingestion.formats.adr import adr_signals
 from service.domain.ingestion.formats.aider import SESSION_START
-from service.domain.ingestion.formats.codex import ITEM_TYPES
+from service.domain.ingestion.formats.codex import ITEM_TYPES, rollout_items
 from service.domain.ingestion.formats.common import FormatError, check_text
+from service.domain.ingestion.formats.console import console_text
 from service.domain.ingestion.formats.jsonl import try_jsonl
-from service.domain.ingestion.formats.react import REACT_ANY_TAG
+from service.domain.ingestion.formats.openhands import is_event_list
+from service.domain.ingestion.formats.react import REACT_ANY_TAG, looks_like_react
 
 _NOT_JSON = object()
+#: Keys that tie a Claude Code line to its session: the session log's, and ``session_id`` of
+#: ``claude -p --output-format stream-json`` output.
+_CLAUDE_IDS = ("sessionId", "parentUuid", "uuid", "session_id")
 _CODEX_LINE_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context"})
 _AIDER_MARKS = (
     (re.compile(r"^<{7} (?:SEARCH|ORIGINAL)\s*$", re.MULTILINE), "edit blocks"),
@@ -39,17 +44,15 @@ class Detection:
 
 def _json_format(data: Any) -> Detection | None:
     """Return the JSON format `data` matches, or None."""
+    if rollout_items(data) is not None:
+        return Detection("codex", ("JSON object with 'session' and rollout 'items'",))
+    if is_event_list(data):
+        what = "JSON list" if isinstance(data, list) else "JSON object with a list"
+        return Detection("openhands", (f"{what} of events with 'action'/'observation'",))
     if isinstance(data, dict) and "trajectory" in data:
         return Detection("swe-agent", ("JSON object with 'trajectory'",))
-    if (
-        isinstance(data, list)
-        and data
-        and all(isinstance(e, dict) for e in data)
-        and any("action" in e or "observation" in e for e in data)
-    ):
-        return Detection("openhands", ("JSON list of events with 'action'/'observation'",))
     if isinstance(data, dict) and any(
-        isinstance(v, str) and REACT_ANY_TAG.search(v) for v in data.values()
+        isinstance(v, str) and looks_like_react(v) for v in data.values()
     ):
         return Detection("react", ("JSON object of prompt strings with 'Thought n:' lines",))
     return None
@@ -81,7 +84,7 @@ def _jsonl_format(records: list[dict[str, Any]], *, strict: bool = False) -> Det
         for r in records
         if r.get("type") in ("user", "assistant")
         and isinstance(r.get("message"), dict)
-        and ("sessionId" in r or "parentUuid" in r or "uuid" in r)
+        and any(key in r for key in _CLAUDE_IDS)
     )
     turns = n if strict else sum(1 for r in records if r.get("type") in ("user", "assistant"))
     if claude and claude * 2 >= turns:
@@ -121,22 +124,26 @@ def _text_session(content: str) -> Detection | None:
 def detect(content: str, source_name: str) -> Detection:
     """Recognise the format of handed-in material by its structure, and say why.
 
-    Rules, in order: JSON (a ``.json``/``.traj`` name, or content starting with ``{``/``[``
-    that parses whole) is ``swe-agent`` for an object with ``trajectory``, ``openhands`` for
-    a list of event objects with ``action``/``observation`` keys, ``react`` for an object of
-    strings holding ``Thought 1:``/``Action 1:`` lines, and an error otherwise; JSON Lines of
-    objects are ``codex`` when at least half the lines are rollout items (``{type, payload}``
-    with ``session_meta``/``response_item``/``event_msg``/``turn_context``, or bare items of
-    older rollouts) and ``claude-code`` when most user/assistant lines carry ``message`` and
-    ``uuid``/``parentUuid``/``sessionId``; text with ``#### `` user lines and two Aider marks
-    (chat-started header, edit blocks, ``> Applied edit``, ``> Tokens:``, banner, ``> Commit``)
-    is ``aider``; text with two ``⏺``/``✦`` agent lines, a ``> `` prompt and a tool line
-    (``⏺ Name(``, ``⎿``, a ``│ ✔  Tool`` box) is ``terminal``; ``Thought 1:``/``Action 1:``
-    lines are ``react``; Markdown that states a decision (`adr_signals`) is ``adr``; anything
-    else is ``text`` (the signal says no structure was recognised). JSON Lines with a few
-    corrupt lines (`read_jsonl`: at most `MAX_SKIPPED_SHARE`) are still a session when the
-    format's lines are half of the lines read; a cut-off last line is not counted. Both are
-    named in the signals.
+    Rules, in order: JSON (a ``.json``/``.traj`` name, or content starting with ``{``/``[`` that
+    parses whole) is ``codex`` for a TypeScript Codex CLI rollout (``{session, items}``),
+    ``openhands`` for a list of event objects with ``action``/``observation`` keys (also under
+    ``trajectory``/``events``, or V1 ``kind: ...Event`` events: `is_event_list`), ``swe-agent`` for
+    another object with ``trajectory``, ``react`` for an object of strings holding
+    ``Thought 1:``/``Action 1:`` lines, and an error otherwise; JSON Lines of objects are ``codex``
+    when at least half the lines are rollout items (``{type, payload}`` with
+    ``session_meta``/``response_item``/``event_msg``/``turn_context``, or bare items of older
+    rollouts) and ``claude-code`` when most user/assistant lines carry ``message`` and
+    ``uuid``/``parentUuid``/``sessionId`` (``session_id`` in stream-json output); text with
+    ``#### `` user lines and two Aider marks (chat-started header, edit blocks, ``> Applied edit``,
+    ``> Tokens:``, banner, ``> Commit``) is ``aider``; text with two ``⏺``/``✦`` agent lines, a
+    ``> `` prompt and a tool line (``⏺ Name(``, ``⎿``, a ``│ ✔  Tool`` box) is ``terminal``;
+    ``Thought 1:``/``Action 1:`` lines, or unnumbered ``Thought:`` and ``Action:``/``Final Answer:``
+    lines (any case, bold allowed: `looks_like_react`), are ``react``; Markdown that states a
+    decision (`adr_signals`) is ``adr``; anything else is ``text`` (the signal says no structure was
+    recognised). Terminal recordings are judged by the text they show (`console_text`: an asciinema
+    cast's output, no ANSI escapes). JSON Lines with a few corrupt lines (`read_jsonl`: at most
+    `MAX_SKIPPED_SHARE`) are still a session when the format's lines are half of the lines read; a
+    cut-off last line is not counted. Both are named in the signals.
 
     Args:
         content: the material, as text.
@@ -149,7 +156,7 @@ def detect(content: str, source_name: str) -> Detection:
         FormatError: empty or binary content, a ``.json``/``.traj`` name with invalid JSON,
             or JSON matching no known format.
     """
-    content = check_text(content, "auto")
+    content = check_text(console_text(content), "auto")
     suffix = PurePosixPath(source_name.replace("\\", "/")).suffix.lower()
     declared_json = suffix in (".json", ".traj")
     data: Any = _NOT_JSON
@@ -193,6 +200,8 @@ def detect(content: str, source_name: str) -> Detection:
         return session
     if REACT_ANY_TAG.search(content):
         return Detection("react", ("'Thought n:'/'Action n:' lines",))
+    if looks_like_react(content):
+        return Detection("react", ("'Thought:' and 'Action:'/'Final Answer:' lines",))
     signals = adr_signals(content)
     if signals:
         return Detection("adr", tuple(signals))

@@ -18,6 +18,7 @@ from service.domain.ingestion.formats.common import (
     source_stem,
     truncate,
 )
+from service.domain.ingestion.formats.openhands_v1 import classic_events, is_v1_event
 from service.domain.models import (
     IngestUnit,
     Kind,
@@ -36,9 +37,47 @@ OPENHANDS_SKIPPED_OBSERVATIONS: frozenset[str] = frozenset(
     {"agent_state_changed", "null", "recall"}
 )
 _OPENHANDS_DETAIL_KEYS = ("command", "code", "path", "url", "query", "content")
+#: File actions: their ``command`` is the editor's sub-command (``str_replace``), so the path
+#: is named too.
+_FILE_ACTIONS = frozenset({"edit", "read", "write", "str_replace_editor", "file_editor"})
+
+
+def events_of(data: Any) -> Any:
+    """Return the event list of an OpenHands document (else `data` unchanged).
+
+    A list is the events; ``{"trajectory": [...]}`` (a trajectory downloaded from the OpenHands
+    UI) and ``{"events": [...]}`` hold them. V1 conversation events (`is_v1_event`) are read
+    as classic ones (`classic_events`).
+    """
+    if isinstance(data, dict):
+        held = data.get("trajectory", data.get("events"))
+        data = held if isinstance(held, list) else data
+    if isinstance(data, list) and any(is_v1_event(e) for e in data):
+        return classic_events(data)
+    return data
+
+
+def is_event_list(data: Any) -> bool:
+    """True for OpenHands events (`events_of`), classic or V1.
+
+    Classic events carry ``action``/``observation``; under ``trajectory``/``events`` none may
+    carry a ``response`` (a SWE-agent trajectory's steps do).
+    """
+    events = events_of(data)
+    if not isinstance(events, list) or not events:
+        return False
+    if not all(isinstance(e, dict) for e in events):
+        return False
+    if not any("action" in e or "observation" in e for e in events):
+        return False
+    return isinstance(data, list) or not any("response" in e for e in events)
 
 
 def _describe_action(action: str, args: dict[str, Any]) -> str:
+    path = as_text(args.get("path")).strip()
+    if action in _FILE_ACTIONS and path:
+        command = as_text(args.get("command")).strip()
+        return f"{action}: {command} {path}" if command else f"{action}: {path}"
     for name in _OPENHANDS_DETAIL_KEYS:
         value = args.get(name)
         if value:
@@ -52,19 +91,21 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
 
     Input: ``openhands`` (OpenHands event list JSON)
 
-    One unit per file. The first user ``message`` is the task; later user messages are
-    ``observation`` steps (and observations). For each agent action other than ``finish``: a
-    ``thought`` step when ``args.thought`` is non-empty, then an ``action`` step (``message``
-    actions carry their text). Each observation event is an ``observation`` step citing
-    ``obs:<k>``; its ``cause`` is kept in ``unit.extra["observation_causes"]`` as
-    ``{observation step index: action step index}``. ``finish`` is the ``conclusion`` step
-    (its ``args.thought``, else its ``message``); without ``finish`` the last agent message
-    becomes the conclusion instead of an action. The produced ``observation`` is the finish
-    thought, else the last agent message, else the finish message. Events
-    `OPENHANDS_SKIPPED_ACTIONS` / `OPENHANDS_SKIPPED_OBSERVATIONS` are bookkeeping and are
-    listed in ``unit.extra["skipped_events"]``. So ``len(steps) == (user messages - 1) +
-    (agent non-finish actions with a thought) + (agent non-finish actions) + (observation
-    events) + (1 if finish)``.
+    The events are a JSON list, or the list under ``trajectory`` (a UI download) or ``events``; V1
+    conversation events (``kind``: ``MessageEvent``, ``ActionEvent``, ...) are read as classic ones
+    (`classic_events`). One unit per file. The first user ``message`` is the task; later user
+    messages are ``observation`` steps (and observations). For each agent action other than
+    ``finish``: a ``thought`` step when ``args.thought`` is non-empty, then an ``action`` step
+    (``message`` actions carry their text; a file action names its sub-command and path). Each
+    observation event is an ``observation`` step (its message and content, once when they are the
+    same) citing ``obs:<k>``; its ``cause`` is kept in ``unit.extra["observation_causes"]`` as
+    ``{observation step index: action step index}``. ``finish`` is the ``conclusion`` step (its
+    ``args.final_thought``, else ``args.thought``, else its ``message``); without ``finish`` the
+    last agent message becomes the conclusion instead of an action. The produced ``observation`` is
+    the finish thought, else the last agent message, else the finish message. Events
+    `OPENHANDS_SKIPPED_ACTIONS` / `OPENHANDS_SKIPPED_OBSERVATIONS` are bookkeeping and are listed in
+    ``unit.extra["skipped_events"]``. So ``len(steps) == (user messages - 1) + (agent non-finish
+    actions with a thought) + (agent non-finish actions) + (observation events) + (1 if finish)``.
 
     Args:
         content: the event list's JSON text.
@@ -76,7 +117,7 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
     Raises:
         FormatError: not a non-empty JSON list of action/observation event objects.
     """
-    data = load_json(content, "openhands")
+    data = events_of(load_json(content, "openhands"))
     if not isinstance(data, list):
         raise FormatError(f"openhands: expected a JSON list of events, got a {type(data).__name__}")
     if not data:
@@ -125,8 +166,8 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
                 continue
             thought = as_text(args.get("thought")).strip()
             if action == "finish":
-                finish_thought = thought
-                finish_text = thought or as_text(event.get("message")).strip() or "finished"
+                finish_thought = as_text(args.get("final_thought")).strip() or thought
+                finish_text = finish_thought or as_text(event.get("message")).strip() or "finished"
                 steps.append(
                     StepDraft(
                         kind=StepKind.CONCLUSION, content=truncate(finish_text, MAX_STEP_CHARS)
@@ -151,6 +192,7 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
                 skipped.append(f"event {i}: observation {kind}")
                 continue
             parts = [as_text(event.get("message")).strip(), as_text(event.get("content")).strip()]
+            parts = parts[1:] if parts[0] == parts[1] else parts
             note = truncate("\n".join(p for p in parts if p) or f"({kind})", MAX_OBSERVATION_CHARS)
             causes[len(steps)] = action_step_of_event.get(event.get("cause"))
             steps.append(

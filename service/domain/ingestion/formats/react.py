@@ -27,18 +27,45 @@ from service.domain.models import (
     TraceDraft,
 )
 
-_REACT_TAG = re.compile(r"^(Thought|Action|Observation) (\d+):[ \t]?(.*)$")
+#: A step line: ``Thought 1:`` as the ReAct paper prints it, or unnumbered, in any case and in
+#: bold (``Thought:``, ``action:``, ``**Observation:**``), with the LangChain-style
+#: ``Action Input:`` and ``Final Answer:``. Groups: tag, number (optional), text.
+_REACT_TAG = re.compile(
+    r"^(?:\*\*)?(thought|action[ _]input|action|observation|final[ _]answer)(?:[ \t]+(\d+))?"
+    r"[ \t]*(?:\*\*)?:(?:\*\*)?[ \t]?(.*)$",
+    re.IGNORECASE,
+)
+#: A numbered step (``Thought 1:``/``Action 1:``): a ReAct transcript by itself.
 REACT_ANY_TAG = re.compile(r"^(?:Thought|Action) \d+:", re.MULTILINE)
-_REACT_START = re.compile(r"^\s*(?:(\d+)\s+)?(Question|Claim):\s*(.*)$")
-_REACT_FINISH = re.compile(r"^Finish\[(.*)\]$", re.DOTALL)
+_REACT_LINE = re.compile(_REACT_TAG.pattern, re.IGNORECASE | re.MULTILINE)
+_REACT_START = re.compile(
+    r"^\s*(?:(\d+)\s+)?(?:\*\*)?(Question|Claim|Task)(?:\*\*)?:(?:\*\*)?\s*(.*)$", re.IGNORECASE
+)
+_REACT_FINISH = re.compile(r"^Finish\[(.*)\]$", re.DOTALL | re.IGNORECASE)
 _REACT_SEPARATOR = re.compile(r"^-{3,}\s*$")
+#: Agent-framework banners around a run (LangChain's ``> Entering new AgentExecutor chain...``).
+_REACT_NOISE = re.compile(r"^\s*> (?:Entering new .*chain|Finished chain)", re.IGNORECASE)
 _REACT_DEBUG = "ohh..."
+
+
+def looks_like_react(text: str) -> bool:
+    """Return True when text holds ReAct steps.
+
+    Either a numbered ``Thought n:``/``Action n:`` line, or unnumbered step lines (`_REACT_TAG`,
+    any case, bold allowed) with both a ``Thought:`` and an ``Action:`` or ``Final Answer:``.
+    """
+    if REACT_ANY_TAG.search(text):
+        return True
+    tags = {
+        " ".join(m.group(1).lower().replace("_", " ").split()) for m in _REACT_LINE.finditer(text)
+    }
+    return "thought" in tags and bool(tags & {"action", "final answer"})
 
 
 @dataclass
 class _Record:
-    tag: str
-    number: int
+    tag: str  # thought, action, observation or final answer (lower case)
+    number: int | None
     lines: list[str]
 
     @property
@@ -59,10 +86,11 @@ def _react_episodes(text: str) -> list[_Episode]:
     for line in text.splitlines():
         start = _REACT_START.match(line)
         if start:
-            episodes.append(_Episode(start.group(2), start.group(3).strip(), start.group(1)))
+            label = start.group(2).capitalize()
+            episodes.append(_Episode(label, start.group(3).strip(), start.group(1)))
         elif episodes:
             episodes[-1].lines.append(line)
-    if not episodes and REACT_ANY_TAG.search(text):
+    if not episodes and looks_like_react(text):
         episodes.append(_Episode("Question", "", None, text.splitlines()))
     return episodes
 
@@ -86,18 +114,27 @@ def _react_records(lines: Sequence[str]) -> tuple[list[_Record], dict[str, Any],
                 done = True
                 continue
         tag = _REACT_TAG.match(line)
+        name = " ".join(tag.group(1).lower().replace("_", " ").split()) if tag else ""
         if in_debug:
-            if tag and tag.group(1) == "Thought":
+            if name == "thought":
                 in_debug = False
             else:
                 skipped += 1
                 continue
-        if tag:
-            records.append(_Record(tag.group(1), int(tag.group(2)), [tag.group(3)]))
+        if tag and name == "action input" and records and records[-1].tag == "action":
+            last = records[-1]
+            if len(last.lines) == 1 and tag.group(3).strip():
+                last.lines[0] = f"{last.lines[0].rstrip()}: {tag.group(3).strip()}"
+            else:
+                last.lines.append(tag.group(3))
+        elif tag:
+            number = int(tag.group(2)) if tag.group(2) else None
+            kind = "action" if name == "action input" else name
+            records.append(_Record(kind, number, [tag.group(3)]))
         elif line.startswith(_REACT_DEBUG):
             in_debug = True
             skipped += 1
-        elif _REACT_SEPARATOR.match(line):
+        elif _REACT_SEPARATOR.match(line) or _REACT_NOISE.match(line):
             continue
         elif records:
             records[-1].lines.append(line)
@@ -120,14 +157,17 @@ def _react_unit(episode: _Episode, key: str, source: str) -> IngestUnit:
     answer: str | None = None
     for pos, record in enumerate(records):
         text = record.text
-        if record.tag == "Thought":
+        if record.tag == "thought":
             steps.append(StepDraft(kind=StepKind.THOUGHT, content=text or "(empty thought)"))
-        elif record.tag == "Action":
+        elif record.tag == "final answer":
+            answer = text
+            steps.append(StepDraft(kind=StepKind.CONCLUSION, content=f"Final Answer: {text}"))
+        elif record.tag == "action":
             finish = _REACT_FINISH.match(text)
             following = records[pos + 1] if pos + 1 < len(records) else None
             refused = (
                 following is not None
-                and following.tag == "Observation"
+                and following.tag == "observation"
                 and following.text.startswith("Invalid action")
             )
             if finish and not refused:
@@ -157,7 +197,8 @@ def _react_unit(episode: _Episode, key: str, source: str) -> IngestUnit:
             status="active",
         )
     else:
-        rounds = len({r.number for r in records})
+        numbered = {r.number for r in records if r.number is not None}
+        rounds = len(numbered) or sum(r.tag == "thought" for r in records)
         produced = ProducedDraft(
             kind=Kind.OBSERVATION,
             content=(
@@ -185,14 +226,18 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
     Input: ``react`` (ReAct transcripts: plain text such as the FEVER notebook output, or a JSON
     object of prompt strings such as ``prompts_naive.json``)
 
-    An episode starts at a ``Question:`` or ``Claim:`` line (optionally preceded by a number);
-    one unit per episode. Every ``Thought n:``, ``Action n:`` and ``Observation n:`` line is
-    one step (``thought``, ``action``, ``observation`` citing ``obs:<k>``), untagged lines
-    continue the previous step, so ``len(steps)`` equals the number of tagged lines. An
-    ``Action n: Finish[x]`` whose next observation is not ``Invalid action...`` is the
-    ``conclusion`` step and makes the produced ``decision`` (two lines: ``"<Claim|Question>:
-    <task>"`` and ``"Answer: x"``); an episode without one produces an ``observation`` saying
-    so (no conclusion step). Notebook noise is skipped: a line starting with ``ohh...`` opens a
+    An episode starts at a ``Question:``, ``Claim:`` or ``Task:`` line (optionally preceded by
+    a number); one unit per episode. Every ``Thought n:``, ``Action n:`` and ``Observation n:``
+    line is one step (``thought``, ``action``, ``observation`` citing ``obs:<k>``); the number
+    is optional, case is ignored and the tag may be bold (``**Thought:**``). An ``Action
+    Input:`` line joins the action before it (``Search: <input>``, no step of its own); untagged
+    lines continue the previous step, so ``len(steps)`` equals the number of tagged lines other
+    than ``Action Input:``. An ``Action n: Finish[x]`` whose next observation is not ``Invalid
+    action...``, or a ``Final Answer: x`` line, is the ``conclusion`` step and makes the
+    produced ``decision`` (two lines: ``"<Claim|Question|Task>: <task>"`` and ``"Answer:
+    x"``); an episode without one produces an ``observation`` saying so (no conclusion step).
+    Agent-framework banners (``> Entering new AgentExecutor chain...``, ``> Finished chain.``)
+    are skipped. Notebook noise is skipped: a line starting with ``ohh...`` opens a
     debug block (the notebook's retry print) that runs to the next ``Thought n:`` line; a
     ``{'steps': ...}`` result line is parsed into ``unit.extra`` and ends the episode's steps;
     lines of dashes are separators. In JSON input, keys are read in order and each episode is
@@ -220,7 +265,7 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
         for name, value in data.items():
             if not isinstance(value, str):
                 raise FormatError(f"react: value of {name!r} is not a string")
-            if REACT_ANY_TAG.search(value):
+            if looks_like_react(value):
                 episodes = _react_episodes(value)
                 units.extend(
                     _react_unit(ep, f"{name}-{n}", source) for n, ep in enumerate(episodes, 1)
@@ -242,7 +287,7 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
     if not episodes:
         raise FormatError(
             "react: no episode found (expected 'Question:' or 'Claim:' lines followed by "
-            "'Thought 1:'/'Action 1:' lines)"
+            "'Thought 1:'/'Action 1:' or 'Thought:'/'Action:' lines)"
         )
     units = [_react_unit(ep, f"episode-{n}", source) for n, ep in enumerate(episodes, 1)]
     if not any(u.trace for u in units):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from service.domain.ingestion.formats.common import (
@@ -25,6 +26,11 @@ from service.domain.models import (
     TraceDraft,
 )
 
+#: Where SWE-agent 1.x instance templates put the issue (``<pr_description>...``).
+_ISSUE_TAG = re.compile(
+    r"<(pr_description|issue_description|issue|problem_statement)>\s*(.*?)\s*</\1>", re.DOTALL
+)
+
 
 def _swe_task(data: dict[str, Any], stem: str) -> str:
     history = data.get("history")
@@ -35,6 +41,9 @@ def _swe_task(data: dict[str, Any], stem: str) -> str:
             if message.get("is_demo"):
                 continue
             text = as_text(message.get("content"))
+            tagged = _ISSUE_TAG.search(text)
+            if tagged and tagged.group(2):
+                return truncate(tagged.group(2), MAX_TASK_CHARS)
             if "ISSUE:" in text:
                 text = text.split("ISSUE:", 1)[1]
             text = text.split("INSTRUCTIONS:", 1)[0].strip()
@@ -58,7 +67,8 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
     and the produced ``decision`` read ``"Submitted patch: <diff>"`` (``"Submitted: <text>"``
     when it is not a diff), the diff cut to `MAX_PATCH_CHARS`; otherwise both report the exit
     status and the last thought (produced kind ``observation``). The task is the issue text of
-    the first non-demonstration user message of ``history`` (between ``ISSUE:`` and
+    the first non-demonstration user message of ``history`` (inside SWE-agent 1.x's
+    ``<pr_description>``/``<issue_description>``/``<issue>`` tags, else between ``ISSUE:`` and
     ``INSTRUCTIONS:``), cut to `MAX_TASK_CHARS`.
 
     Args:
