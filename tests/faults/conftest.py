@@ -85,6 +85,14 @@ class FaultServer:
             return None
         return pid if Path(f"/proc/{pid}").exists() else None
 
+    def signal(self, signum: int) -> None:
+        """Send `signum` to our server (SIGSTOP freezes it, SIGCONT wakes it)."""
+        pid = self.pid()
+        assert pid is not None, "the fault server is not running"
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+        assert f"--home-dir={FAULTS_HOME}" in cmdline, "the pid file names another process"
+        os.kill(pid, signum)
+
     def kill(self) -> None:
         """SIGKILL our server (by the pid in its pid file) and wait until it is gone."""
         pid = self.pid()
