@@ -89,6 +89,9 @@ def create_app(settings: Settings | None = None, embedder: Embedder | None = Non
         description=DESCRIPTION,
         lifespan=lifespan,
         dependencies=[Depends(require_json_body)],  # 415 for a body that is not JSON
+        # `/v1/memories/x/` is no route: a 404 `not_found` as the README says, not a bare 307
+        # to the path without the slash (trial 13), which a client had to follow.
+        redirect_slashes=False,
     )
     install_error_handlers(app)
     install_metrics(app, settings)

@@ -87,16 +87,21 @@ class ScopedRoute(APIRoute):
     route's key dependency requires (`route_scope`) first, then refuses a coded body
     (`coded_body_refusal`, 415); the dependency still checks the scope too. A `ForbiddenError`
     is rendered by the error table (403 `auth.forbidden`). A `/v1/` operation's query string
-    is checked next (`query.check_query`: an unknown or repeated parameter is a 422), and the
+    (and one of a route class with `strict_query`, the Browser's) is checked next
+    (`query.check_query`: an unknown or repeated parameter is a 422), and the
     body is read as strict JSON (`json_body.StrictJsonRequest`: a key named twice in an
     object is a 422).
     """
+
+    #: Check the query string of a route outside `/v1/` too (the Browser's routes).
+    strict_query = False
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         """Return the route's handler behind the scope and content-coding checks."""
         handler = super().get_route_handler()
         required = route_scope(self)  # the dependant is built before FastAPI asks for this
-        known = query_names(self) if self.path_format.startswith(GATED_PREFIX) else None
+        strict = self.strict_query or self.path_format.startswith(GATED_PREFIX)
+        known = query_names(self) if strict else None
 
         async def checked_handler(request: Request) -> Response:
             if required is not None:

@@ -274,10 +274,10 @@ def error_responses(
             409 `idempotency.in_flight` while the same key is still being answered, and 409
             `conflict` when its write collided with one stored concurrently (twice: the first
             collision is retried).
+        host: the route is behind the Host check (`api.hosts`): 421 `input.host_not_allowed`.
 
     Every operation also lists 500 `internal` (an unexpected fault, logged with its traceback;
     the answer says no more).
-        host: the route is behind the Host check (`api.hosts`): 421 `input.host_not_allowed`.
 
     Returns:
         `{status: {"model": ..., "description": ...}}` listing the stable codes per status.

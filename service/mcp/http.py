@@ -218,12 +218,16 @@ class McpMount:
     def __init__(self, app: Starlette, settings: Settings) -> None:
         self.server = RationaleServer(_backend_for)
         self.settings = settings
-        app.add_route(
-            MCP_PATH,
-            McpEndpoint(self.server, settings),  # type: ignore[arg-type]  # an ASGI app, not a handler
-            methods=None,  # any method: after the key check, `McpEndpoint` refuses all but POST
-            include_in_schema=False,
-        )
+        endpoint = McpEndpoint(self.server, settings)
+        # Also `/mcp/`: a client configured with the slash is served, not sent a 404 (the app
+        # does not redirect slashes: every other such path is no route).
+        for path in (MCP_PATH, MCP_PATH + "/"):
+            app.add_route(
+                path,
+                endpoint,  # type: ignore[arg-type]  # an ASGI app, not a handler
+                methods=None,  # any method: after the key check, `McpEndpoint` refuses all but POST
+                include_in_schema=False,
+            )
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[None]:

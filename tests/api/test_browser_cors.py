@@ -21,6 +21,9 @@ BROWSER = {"Origin": "http://localhost:7474"}
         ("/browser/guide", {"namespace": "bad ns"}, 422),
         ("/browser/guide", {"namespace": "x" * 65}, 422),
         ("/browser/guide", {"namespace": ["a", "b.c"]}, 422),
+        # Trial 13: a parameter the route does not take was ignored (200), as on no /v1 route.
+        ("/browser/guide", {"namespace": "team-a", "x": "1"}, 422),
+        ("/browser/rationale.grass", {"y": "2"}, 422),
     ],
 )
 def test_browser_answers_carry_cors_headers_refusals_too(

@@ -41,3 +41,27 @@ def test_a_405_lists_the_paths_methods(
     for listed in allowed.split(", "):
         answer = tenant.client.request(listed, path, headers=tenant.headers)
         assert answer.status_code != 405, (listed, path, answer.text)
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("GET", "/v1/memories/{id}/"),
+        ("POST", "/v1/memories/"),
+        ("POST", "/v1/recall/"),
+        ("GET", "/healthz/"),
+    ],
+)
+def test_a_path_with_a_trailing_slash_is_no_route(tenant: Tenant, method: str, path: str) -> None:
+    """Trial 13: a bare 307 (no body) to the path without the slash; the README's contract is
+    that a path with no route is 404 `not_found`."""
+    memory = tenant.post("/v1/memories", json={"kind": "fact", "content": "slash"}).json()
+    r = tenant.client.request(
+        method,
+        path.format(id=memory["memory_id"]),
+        json={},
+        headers=tenant.headers,
+        follow_redirects=False,
+    )
+    assert r.status_code == 404, (r.status_code, r.headers)
+    assert r.json()["code"] == "not_found"

@@ -141,3 +141,20 @@ def test_every_operation_declares_the_body_limits_413(app_client: TestClient) ->
         "GET", "/healthz", content=b"x" * 64, headers={"Content-Length": str(13 * 2**20)}
     )
     assert r.status_code == 413 and r.json()["code"] == "input.too_large", r.text
+
+
+def test_every_declared_error_answer_is_json(app_client: TestClient) -> None:
+    """Trial 13: the style's errors were declared `text/plain` (its route class's media type)
+    while the service sends every error as JSON `ErrorBody`."""
+    paths = app_client.get("/openapi.json").json()["paths"]
+    for path, operations in paths.items():
+        for method, operation in operations.items():
+            for status, answer in operation["responses"].items():
+                if status.startswith(("4", "5")):
+                    assert list(answer.get("content", {})) == ["application/json"], (
+                        method,
+                        path,
+                        status,
+                    )
+    r = app_client.get("/browser/rationale.grass", headers={"Host": "evil.example"})
+    assert r.status_code == 421 and r.headers["content-type"].startswith("application/json")

@@ -278,3 +278,15 @@ async def test_http_a_key_named_twice_is_a_parse_error_and_writes_nothing(
     async with http_client(service, service.key_a) as client:
         answer, _ = await ok(client, "search", query=content, limit=5)
     assert not [i for i in answer["items"] if content in str(i)], answer
+
+
+async def test_http_is_served_at_mcp_with_a_slash_too(service: Service) -> None:
+    """The app redirects no slashes (a REST path with one is a 404); `/mcp/` is a route of its
+    own, so a client configured with it is still served."""
+    headers = {**MCP_HEADERS, "Authorization": f"Bearer {service.key_a}"}
+    async with httpx.AsyncClient(timeout=30.0) as http:
+        r = await http.post(f"{service.base_url}/mcp/", json=INIT, headers=headers)
+        assert r.status_code == 200, r.text
+        assert r.json()["result"]["serverInfo"]["name"]
+        rest = await http.get(f"{service.base_url}/v1/memories/x/", headers=headers)
+    assert rest.status_code == 404 and rest.json()["code"] == "not_found", rest.text

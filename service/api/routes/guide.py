@@ -34,8 +34,11 @@ class BrowserRoute(ScopedRoute):
     app, so headers added to what the route sends reach the Browser with the error's detail,
     where a refusal without `Access-Control-Allow-Origin` was only a network error there. A
     method the route does not take is refused before its app runs (Starlette raises the 405):
-    the exception carries the headers, which its handler sends.
+    the exception carries the headers, which its handler sends. A query parameter the route
+    does not take is refused (422), as on `/v1/` (`strict_query`).
     """
+
+    strict_query = True
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Run the route, adding the `CORS` headers it did not set to its answer."""
@@ -125,8 +128,13 @@ def guide(
 
 @router.get(
     "/rationale.grass",
-    response_class=PlainTextResponse,
-    responses=error_responses(auth=False, graph=False, validation=False),
+    # `Response`, not `PlainTextResponse`: FastAPI gives the route class's media type to every
+    # answer it declares, and the errors are JSON (trial 13: declared as text/plain).
+    response_class=Response,
+    responses={
+        200: {"content": {"text/plain": {}}, "description": "The Browser style (GraSS)."},
+        **error_responses(auth=False, graph=False),
+    },
 )
 def grass(services: ServicesDep) -> PlainTextResponse:
     """Return the Browser style (`:style http://localhost:8000/browser/rationale.grass`)."""
