@@ -45,6 +45,36 @@ NEO4J_DEFAULT_PASSWORD = "neo4j"
 DEV_PASSWORD = "rationale-dev-password"
 
 
+#: Fewest characters of an API key in prod (128 bits of `secrets.token_urlsafe(16)` make 22).
+MIN_PROD_KEY_CHARS = 16
+
+
+def _key_problems(env: str, api_keys: Collection[object]) -> list[str]:
+    """Return what is wrong with the keys themselves, naming each by its namespace, never by itself.
+
+    A key that is empty or holds white space can never authenticate (a bearer token is one
+    word, read without the white space around it); in prod a key under `MIN_PROD_KEY_CHARS`
+    characters is refused as guessable (trial 13: `"x"` was accepted).
+    """
+    problems = []
+    grants = api_keys if isinstance(api_keys, dict) else {}
+    for position, (key, grant) in enumerate(grants.items(), 1):
+        namespace = getattr(grant, "namespace", "?")
+        which = f"the key #{position} (namespace {namespace!r})"
+        if not key or any(ch.isspace() for ch in key):
+            problems.append(
+                f"RATIONALE_API_KEYS: {which} is empty or holds white space: it can never "
+                "authenticate"
+            )
+        elif env == "prod" and len(key) < MIN_PROD_KEY_CHARS:
+            problems.append(
+                f"RATIONALE_API_KEYS: {which} has {len(key)} characters; prod needs at least "
+                f"{MIN_PROD_KEY_CHARS} (e.g. python -c 'import secrets; "
+                "print(secrets.token_urlsafe(32))')"
+            )
+    return problems
+
+
 def secret_problems(password: str, env: str, api_keys: Collection[object]) -> list[str]:
     """Return what is wrong with the settings' secrets, one message each (none: nothing).
 
@@ -54,8 +84,10 @@ def secret_problems(password: str, env: str, api_keys: Collection[object]) -> li
         api_keys: the parsed `RATIONALE_API_KEYS`.
 
     Returns:
-        The server's default password is refused everywhere; in prod the development password
-        and an empty key list (dev mode has no authentication) are refused too.
+        The server's default password is refused everywhere, and so is a key that can never
+        authenticate (empty, or holding white space); in prod the development password, an
+        empty key list (dev mode has no authentication) and a key shorter than
+        `MIN_PROD_KEY_CHARS` are refused too. A key is named by its position and namespace.
     """
     problems = []
     if password == NEO4J_DEFAULT_PASSWORD:
@@ -64,4 +96,4 @@ def secret_problems(password: str, env: str, api_keys: Collection[object]) -> li
         problems.append("set NEO4J_PASSWORD: the development password is refused in prod")
     if env == "prod" and not api_keys:
         problems.append("RATIONALE_API_KEYS is required in prod (dev mode has no auth)")
-    return problems
+    return problems + _key_problems(env, api_keys)

@@ -68,6 +68,43 @@ def test_every_refused_secret_is_its_own_line(monkeypatch: pytest.MonkeyPatch) -
 
 
 @pytest.mark.parametrize(
+    ("env", "keys", "lines"),
+    [
+        # Trial 13: a 1-character key was accepted in prod; "" and " " in any environment,
+        # though neither can ever authenticate.
+        (
+            "prod",
+            {"x": "team-a", "k" * 16: "team-b"},
+            [
+                "invalid settings: RATIONALE_API_KEYS: the key #1 (namespace 'team-a') has 1 "
+                "characters; prod needs at least 16 (e.g. python -c 'import secrets; "
+                "print(secrets.token_urlsafe(32))')"
+            ],
+        ),
+        (
+            "dev",
+            {"": "team-a", " ": "team-b", "a key": "team-c", "x": "team-d"},
+            [
+                f"invalid settings: RATIONALE_API_KEYS: the key #{n} (namespace 'team-{ns}') "
+                "is empty or holds white space: it can never authenticate"
+                for n, ns in ((1, "a"), (2, "b"), (3, "c"))
+            ],
+        ),
+    ],
+)
+def test_keys_that_cannot_or_should_not_authenticate_are_refused(
+    monkeypatch: pytest.MonkeyPatch, env: str, keys: dict[str, str], lines: list[str]
+) -> None:
+    monkeypatch.setenv("RATIONALE_ENV", env)
+    monkeypatch.setenv("NEO4J_PASSWORD", "a-real-password")
+    grants = {key: {"namespace": ns} for key, ns in keys.items()}
+    monkeypatch.setenv("RATIONALE_API_KEYS", json.dumps(grants))
+    result = invoke(["settings", "--quiet"])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.strip().splitlines() == lines
+
+
+@pytest.mark.parametrize(
     ("env", "line"),
     [
         # A whole-settings check (model_validator): its input is every setting.
