@@ -15,14 +15,22 @@ from service.mcp.backend import BackendError, Json
 BIDI_CONTROLS = frozenset(
     "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 )
-_SHOWN = {ord(c): f"\\u{ord(c):04x}" for c in BIDI_CONTROLS}
+#: C0 and C1 control characters but line feed and tab, and DEL: ESC opens a terminal's escape
+#: sequences (colours, cursor moves, window titles), carriage return and backspace overwrite.
+TERMINAL_CONTROLS = frozenset(
+    chr(c) for c in [*range(0x20), 0x7F, *range(0x80, 0xA0)] if chr(c) not in "\n\t"
+)
+_SHOWN = {ord(c): f"\\u{ord(c):04x}" for c in BIDI_CONTROLS | TERMINAL_CONTROLS}
 
 
 def shown(text: str) -> str:
-    r"""Return a tool's text with each bidirectional control written as its escape (``\u202e``).
+    r"""Return a tool's text with each control character written as its escape (``\u202e``).
 
     Stored texts keep them (structured content is the REST answer, unchanged); in the text a
-    model reads, an override would reorder what follows it (CVE-2021-42574, "Trojan Source").
+    model reads, a bidirectional override would reorder what follows it (CVE-2021-42574,
+    "Trojan Source"), and in a host that prints it to a terminal an escape sequence would
+    recolour or rewrite the screen (trial 13: `\x1b[31m` went through raw): `BIDI_CONTROLS`
+    and `TERMINAL_CONTROLS`.
     """
     return text.translate(_SHOWN)
 

@@ -62,3 +62,10 @@ def test_a_texts_bidirectional_controls_are_shown_escaped() -> None:
     text = render.shown("[fact] approve\u202e gnirts \u2066x\u2069 ok\u200f")
     assert text == "[fact] approve\\u202e gnirts \\u2066x\\u2069 ok\\u200f"
     assert render.shown("plain text, é, 中文, emoji 🙂") == "plain text, é, 中文, emoji 🙂"
+
+
+def test_a_texts_terminal_controls_are_shown_escaped() -> None:
+    """Trial 13: ANSI escapes went raw into the tool text a host may print to a terminal."""
+    text = render.shown("\x1b[31mred\x1b[0m\rover\x08\x07 \x9b2J\x7f")
+    assert text == "\\u001b[31mred\\u001b[0m\\u000dover\\u0008\\u0007 \\u009b2J\\u007f"
+    assert render.shown("line one\n\tindented") == "line one\n\tindented"
