@@ -114,6 +114,7 @@ class QueryName(StrEnum):
     SCHEMA_025_MEMORY_TASK_EMBEDDING = "schema/025_memory_task_embedding"
     SCHEMA_026_LEASE_NAME = "schema/026_lease_name"
     SCHEMA_027_CONTENT_LOCK = "schema/027_content_lock"
+    SCHEMA_028_SOURCE_TEXT_SHA = "schema/028_source_text_sha"
     SCHEMA_STATE_DROP_INDEX = "schema_state/drop_index"
     SCHEMA_STATE_GET_VECTOR_INDEX = "schema_state/get_vector_index"
     SCHEMA_STATE_LIST_INDEX_DEFINITIONS = "schema_state/list_index_definitions"

@@ -452,6 +452,37 @@ def test_the_same_content_under_another_name_writes_nothing(
     assert counts(neo4j_driver, tenant.namespace) == before
 
 
+@pytest.mark.parametrize(
+    ("path", "copy"),
+    [
+        (ADRS / "jabref/0035-generate-embeddings-online.md", lambda t: t.replace("\n", "\r\n")),
+        (SESSIONS / "codex-rollout-jsonl/codemie-synthetic-turn-2.jsonl", lambda t: t + "\r\n"),
+        (TRAJ / "openhands/basic.json", lambda t: "\ufeff" + t.rstrip() + "  \n\n"),
+    ],
+    ids=["adr-crlf", "codex-final-newline", "openhands-bom-and-trailing-space"],
+)
+def test_the_same_text_in_other_bytes_under_another_name_writes_nothing(
+    tenant: Tenant, neo4j_driver: Driver, path: Path, copy: Any
+) -> None:
+    """Trial 13: renamed, and with CRLF line endings or a final newline added, the copy was a
+    new source (other bytes) whose units sat in another episode (its name): every trace again."""
+    content = path.read_text(encoding="utf-8")
+    first = tenant.post(
+        "/v1/ingest", json={"format": "auto", "content": content, "source_name": path.name}
+    )
+    assert first.status_code == 201, first.text
+    before = counts(neo4j_driver, tenant.namespace)
+    again = tenant.post(
+        "/v1/ingest",
+        json={"format": "auto", "content": copy(content), "source_name": "mirror/" + path.name},
+    )
+    assert again.status_code == 200, again.text
+    a, b = first.json(), again.json()
+    assert (b["new"], b["created"], b["source_id"]) == (False, {}, a["source_id"])
+    assert b["trace_ids"] == a["trace_ids"]
+    assert counts(neo4j_driver, tenant.namespace) == before
+
+
 # --- ADR supersession ---------------------------------------------------------------------------
 
 

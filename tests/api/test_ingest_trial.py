@@ -342,8 +342,9 @@ def test_the_same_words_in_two_documents_are_two_memories_in_their_own_places(
 
     ingest_ok(tenant, episode("France", "Paris"), "run-a.txt", "react")
     ingest_ok(tenant, episode("Spain", "Madrid"), "run-b.txt", "react")
-    # An edited copy of run-a ingested again (another source) finds its unchanged words.
-    edited = ingest_ok(tenant, episode("France", "Paris") + "\n", "run-a.txt", "react")
+    # An edited copy of run-a ingested again (another source: a separator line added, not only
+    # white space, which leaves the text as it was) finds its unchanged words.
+    edited = ingest_ok(tenant, episode("France", "Paris") + "-----\n", "run-a.txt", "react")
     assert edited["created"].get("observation", 0) == 0, edited["created"]
     records, _, _ = neo4j_driver.execute_query(
         "MATCH (m:Memory {namespace: $ns, content: 'Episode finished, reward = 1'}) "

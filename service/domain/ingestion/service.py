@@ -18,6 +18,7 @@ from service.domain.ingestion.source import (
     finish_stopped,
     recorded_units,
     refused_units,
+    text_sha256,
 )
 from service.domain.ingestion.units import (
     CleanedUnit,
@@ -54,9 +55,12 @@ class IngestionService:
         1. Refused up front: content over `settings.max_ingest_bytes` UTF-8 bytes (`TooLargeError`,
            413) — checked before anything is parsed.
         2. The document is identified by the SHA-256 of its UTF-8 bytes within the namespace (the
-           bytes as handed in, a leading byte-order mark included: the parsers drop it). A
-           `:Source {uid, namespace, name, format, sha256, size_bytes, status, ...}` is created on
-           first sight with `status = in_progress`.
+           bytes as handed in, a leading byte-order mark included: the parsers drop it), or by
+           the SHA-256 of its text form (`text_sha256`: line endings, a byte-order mark and
+           trailing white space aside), so a copy re-saved on another system under another
+           name is the source it was. A `:Source {uid, namespace, name, format, sha256,
+           text_sha256, size_bytes, status, ...}` is created on first sight with
+           `status = in_progress`.
         3. The parsers (`service.domain.ingestion.formats`) cut it into units (a trajectory, an episode, an
            ADR, a text chunk); malformed or unknown material is refused with `UnsupportedFormat`
            (422 `input.invalid_format`) naming the problem, and nothing is written.
@@ -170,23 +174,21 @@ class IngestionService:
         source_name = redact(clean_text(source_name, field="source_name", max_chars=500))[0]
         writer = Writer(namespace=namespace, origin=Origin.INGESTION, actor=actor)
         sha256 = hashlib.sha256(raw).hexdigest()
-        source = self.graph.one(
-            QueryName.INGEST_GET_SOURCE, {"namespace": namespace, "sha256": sha256}
-        )
+        text_sha = text_sha256(content)
+        key = {"namespace": namespace, "sha256": sha256, "text_sha256": text_sha}
+        source = self.graph.one(QueryName.INGEST_GET_SOURCE, key)
         parsed = _parsed(content, fmt, source_name, source)
         resolved, units = parsed.format, unique_keys(parsed.units)
         if source is not None:
             new = False
         else:
             created = create_source(
-                self.graph, writer, source_name, resolved, sha256, len(raw), len(units)
+                self.graph, writer, source_name, resolved, sha256, len(raw), len(units), text_sha
             )
             new = created is not None
             if created is None:
                 # A concurrent first ingest created it: a re-ingest of its source, by its name.
-                source = self.graph.one(
-                    QueryName.INGEST_GET_SOURCE, {"namespace": namespace, "sha256": sha256}
-                )
+                source = self.graph.one(QueryName.INGEST_GET_SOURCE, key)
                 assert source is not None
                 parsed = _parsed(content, fmt, source_name, source)
                 resolved, units = parsed.format, unique_keys(parsed.units)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
+import re
 import uuid
 from collections.abc import Sequence
 
@@ -16,9 +18,26 @@ from service.graph.repository import Graph, Row
 
 log = logging.getLogger(__name__)
 
+#: White space a line may end with that no reader sees (editors and transfers add or drop it).
+_LINE_END_SPACE = re.compile(r"[ \t]+$", re.MULTILINE)
+
 SOURCE_COMPLETE = "complete"
 SOURCE_PARTIAL = "partial"
 SOURCE_IN_PROGRESS = "in_progress"
+
+
+def text_sha256(content: str) -> str:
+    r"""Return the hex SHA-256 of a document's text form: what survives a copy between systems.
+
+    Line endings as ``\n`` (CRLF and CR converted), no byte-order mark, no spaces or tabs at
+    line ends, no white space at the end: a document re-saved on another system, or sent
+    through a transfer that adds a final newline, has the content hash of new bytes and this
+    one of the old. A second key of a `:Source` (`ingest/get_source`), so such a copy under
+    another name is the source it was (trial 13: it was a new one, its units written again).
+    """
+    text = content.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    text = _LINE_END_SPACE.sub("", text).rstrip()
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def create_source(
@@ -29,6 +48,7 @@ def create_source(
     sha256: str,
     size_bytes: int,
     unit_count: int,
+    text_sha: str | None = None,
 ) -> Row | None:
     """Create the `:Source` of a document seen for the first time (`status = in_progress`).
 
@@ -43,18 +63,20 @@ def create_source(
         sha256: hex SHA-256 of the content's UTF-8 bytes (the source's identity in the namespace).
         size_bytes: the content's size in UTF-8 bytes.
         unit_count: how many units the parser gave.
+        text_sha: `text_sha256` of the content (a second key: the same text in other bytes).
 
     Returns:
         The source's properties with its `uid`, or None when a concurrent ingest created the
         source first (read it back with `ingest/get_source`).
     """
     now = utcnow()
-    props = {
+    props: dict[str, object] = {
         "uid": str(uuid.uuid4()),
         "namespace": writer.namespace,
         "name": name,
         "format": fmt,
         "sha256": sha256,
+        "text_sha256": text_sha,
         "size_bytes": size_bytes,
         "status": SOURCE_IN_PROGRESS,
         "unit_count": unit_count,
