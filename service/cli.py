@@ -349,9 +349,10 @@ def ingest(
         counts = r.counts()
         totals = [a + b for a, b in zip(totals, counts, strict=True)]
         style = "red" if r.error else ("yellow" if r.failed else None)
-        table.add_row(
-            r.file, r.format, r.new, *map(str, counts), f"{r.time_s:.1f}", r.problems, style=style
-        )
+        # A file whose attempt stopped (e.g. Neo4j went away) has no report: its counts are
+        # unknown, not 0 (trial 13: "units 0, failed 0" for a file half written).
+        shown = ["-"] * len(counts) if r.error else [str(c) for c in counts]
+        table.add_row(r.file, r.format, r.new, *shown, f"{r.time_s:.1f}", r.problems, style=style)
     table.add_section()
     table.add_row(
         f"total ({len(rows)} files)",

@@ -115,3 +115,17 @@ def test_remember_refuses_a_line_naming_a_key_twice(
     assert result.exit_code == 2, result.output
     assert f"{path}:2: duplicate key 'content' in an object" in result.output
     assert _count(neo4j_driver, tenant.namespace) == 0
+
+
+def test_ingest_shows_no_counts_for_a_file_whose_attempt_stopped(
+    tenant: Tenant, tmp_path: Path
+) -> None:
+    """Trial 13: a file whose attempt stopped (Neo4j went away) read "units 0 ... failed 0"
+    though some of its units were written: with no report its counts are unknown, shown "-"."""
+    (tmp_path / "bad.md").write_bytes(b"\xff\xfe not UTF-8")
+    result = CliRunner().invoke(cli_app, ["ingest", str(tmp_path), "-n", tenant.namespace])
+    assert result.exit_code == 1, result.output
+    row = next(line for line in result.output.splitlines() if "bad.md" in line)
+    cells = [c.strip() for c in row.split("│")[1:-1]]
+    assert cells[3:10] == ["-"] * 7, cells
+    assert "input.invalid_format" in result.output
