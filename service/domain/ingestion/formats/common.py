@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from datetime import UTC, date, datetime
 from pathlib import PurePosixPath
 from typing import Any
 
+from service.domain.models import Kind, ProducedDraft
 from service.domain.text import has_visible_text, strip_leading_invisible
 
 #: Longest observation text kept, in characters; longer ones are cut and marked.
@@ -146,6 +148,47 @@ def as_text(value: Any) -> str:
         parts = [item.get("text", "") if isinstance(item, dict) else str(item) for item in value]
         return "\n".join(p for p in parts if p)
     return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def tagged(text: str, tags: Sequence[str]) -> str | None:
+    """Return the stripped text inside the first of `tags` that `text` holds whole, or None.
+
+    ``<pr_description> ... </pr_description>``: tags are tried in the order given, each by two
+    string searches (a pattern spanning to a closing tag rescanned to the end of the text at
+    every unclosed opener: 100,000 ``<issue>`` took minutes). An empty inside counts as none.
+    """
+    for tag in tags:
+        start = text.find(f"<{tag}>")
+        end = text.find(f"</{tag}>", start) if start >= 0 else -1
+        inner = text[start + len(tag) + 2 : end].strip() if end >= 0 else ""
+        if inner:
+            return inner
+    return None
+
+
+def submission_conclusion(
+    submission: str, exit_status: str, last_thought: str
+) -> tuple[str, ProducedDraft]:
+    """Return the conclusion of a SWE-agent-style run and the memory it produces.
+
+    Args:
+        submission: what the run submitted (stripped; empty when nothing was).
+        exit_status: how the run ended (``submitted``, ``exit_cost``, ``LimitsExceeded``...).
+        last_thought: the run's last thought, quoted when nothing was submitted.
+
+    Returns:
+        ``"Submitted patch: <diff>"`` (``"Submitted: <text>"`` when it is not a diff), the diff
+        cut to `MAX_PATCH_CHARS`, with a ``decision`` (status ``active``) of the same text; or,
+        without a submission, a sentence naming the exit status and the last thought, with an
+        ``observation`` of it.
+    """
+    if submission:
+        label = "Submitted patch" if submission.startswith("diff") else "Submitted"
+        conclusion = f"{label}: {truncate(submission, MAX_PATCH_CHARS)}"
+        return conclusion, ProducedDraft(kind=Kind.DECISION, content=conclusion, status="active")
+    conclusion = f"Run ended without a submission (exit status: {exit_status}). "
+    conclusion += f"Last thought: {last_thought}"
+    return conclusion, ProducedDraft(kind=Kind.OBSERVATION, content=conclusion)
 
 
 def parse_time(value: Any) -> datetime | None:

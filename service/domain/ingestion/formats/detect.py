@@ -14,6 +14,7 @@ from service.domain.ingestion.formats.codex import ITEM_TYPES, rollout_items
 from service.domain.ingestion.formats.common import FormatError, check_text
 from service.domain.ingestion.formats.console import console_text
 from service.domain.ingestion.formats.jsonl import try_jsonl
+from service.domain.ingestion.formats.mini_swe_agent import is_mini_trajectory
 from service.domain.ingestion.formats.openhands import is_event_list
 from service.domain.ingestion.formats.react import REACT_ANY_TAG, looks_like_react
 
@@ -51,6 +52,9 @@ def _json_format(data: Any) -> Detection | None:
         return Detection("openhands", (f"{what} of events with 'action'/'observation'",))
     if isinstance(data, dict) and "trajectory" in data:
         return Detection("swe-agent", ("JSON object with 'trajectory'",))
+    if is_mini_trajectory(data):
+        version = data.get("trajectory_format") or "info.exit_status/submission"
+        return Detection("swe-agent", (f"mini-swe-agent JSON object with 'messages' ({version})",))
     if isinstance(data, dict) and any(
         isinstance(v, str) and looks_like_react(v) for v in data.values()
     ):
@@ -128,9 +132,10 @@ def detect(content: str, source_name: str) -> Detection:
     parses whole) is ``codex`` for a TypeScript Codex CLI rollout (``{session, items}``),
     ``openhands`` for a list of event objects with ``action``/``observation`` keys (also under
     ``trajectory``/``events``, or V1 ``kind: ...Event`` events: `is_event_list`), ``swe-agent`` for
-    another object with ``trajectory``, ``react`` for an object of strings holding
-    ``Thought 1:``/``Action 1:`` lines, and an error otherwise; JSON Lines of objects are ``codex``
-    when at least half the lines are rollout items (``{type, payload}`` with
+    another object with ``trajectory`` or a mini-SWE-agent object of ``messages``
+    (`is_mini_trajectory`: ``trajectory_format: mini-swe-agent-1``...), ``react`` for an object
+    of strings holding ``Thought 1:``/``Action 1:`` lines, and an error otherwise; JSON Lines of
+    objects are ``codex`` when at least half the lines are rollout items (``{type, payload}`` with
     ``session_meta``/``response_item``/``event_msg``/``turn_context``, or bare items of older
     rollouts) and ``claude-code`` when most user/assistant lines carry ``message`` and
     ``uuid``/``parentUuid``/``sessionId`` (``session_id`` in stream-json output); text with
@@ -138,12 +143,12 @@ def detect(content: str, source_name: str) -> Detection:
     ``> Tokens:``, banner, ``> Commit``) is ``aider``; text with two ``⏺``/``✦`` agent lines, a
     ``> `` prompt and a tool line (``⏺ Name(``, ``⎿``, a ``│ ✔  Tool`` box) is ``terminal``;
     ``Thought 1:``/``Action 1:`` lines, or unnumbered ``Thought:`` and ``Action:``/``Final Answer:``
-    lines (any case, bold allowed: `looks_like_react`), are ``react``; Markdown that states a
-    decision (`adr_signals`) is ``adr``; anything else is ``text`` (the signal says no structure was
-    recognised). Terminal recordings are judged by the text they show (`console_text`: an asciinema
-    cast's output, no ANSI escapes). JSON Lines with a few corrupt lines (`read_jsonl`: at most
-    `MAX_SKIPPED_SHARE`) are still a session when the format's lines are half of the lines read; a
-    cut-off last line is not counted. Both are named in the signals.
+    lines (any case, bold allowed: `looks_like_react`), are ``react``; Markdown or AsciiDoc that
+    states a decision (`adr_signals`) is ``adr``; anything else is ``text`` (the signal says no
+    structure was recognised). Terminal recordings are judged by the text they show
+    (`console_text`: an asciinema cast's output, no ANSI escapes). JSON Lines with a few corrupt
+    lines (`read_jsonl`: at most `MAX_SKIPPED_SHARE`) are still a session when the format's lines
+    are half of the lines read; a cut-off last line is not counted. Both are named in the signals.
 
     Args:
         content: the material, as text.
@@ -177,7 +182,8 @@ def detect(content: str, source_name: str) -> Detection:
         if found is None:
             raise FormatError(
                 f"auto: the JSON of {source_name} matches no known format (expected a SWE-agent "
-                "object with 'trajectory', an OpenHands event list or ReAct prompt strings)"
+                "object with 'trajectory', a mini-SWE-agent object with 'messages', an "
+                "OpenHands event list or ReAct prompt strings)"
             )
         return found
     lines = try_jsonl(content)

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from service.domain.ingestion.formats import mini_swe_agent
 from service.domain.ingestion.formats.common import (
     MAX_OBSERVATION_CHARS,
-    MAX_PATCH_CHARS,
     MAX_STEP_CHARS,
     MAX_TASK_CHARS,
     FormatError,
@@ -15,21 +14,19 @@ from service.domain.ingestion.formats.common import (
     load_json,
     obs,
     source_stem,
+    submission_conclusion,
+    tagged,
     truncate,
 )
 from service.domain.models import (
     IngestUnit,
-    Kind,
-    ProducedDraft,
     StepDraft,
     StepKind,
     TraceDraft,
 )
 
 #: Where SWE-agent 1.x instance templates put the issue (``<pr_description>...``).
-_ISSUE_TAG = re.compile(
-    r"<(pr_description|issue_description|issue|problem_statement)>\s*(.*?)\s*</\1>", re.DOTALL
-)
+_ISSUE_TAGS = ("pr_description", "issue_description", "issue", "problem_statement")
 
 
 def _swe_task(data: dict[str, Any], stem: str) -> str:
@@ -41,9 +38,9 @@ def _swe_task(data: dict[str, Any], stem: str) -> str:
             if message.get("is_demo"):
                 continue
             text = as_text(message.get("content"))
-            tagged = _ISSUE_TAG.search(text)
-            if tagged and tagged.group(2):
-                return truncate(tagged.group(2), MAX_TASK_CHARS)
+            issue = tagged(text, _ISSUE_TAGS)
+            if issue is not None:
+                return truncate(issue, MAX_TASK_CHARS)
             if "ISSUE:" in text:
                 text = text.split("ISSUE:", 1)[1]
             text = text.split("INSTRUCTIONS:", 1)[0].strip()
@@ -71,19 +68,26 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
     ``<pr_description>``/``<issue_description>``/``<issue>`` tags, else between ``ISSUE:`` and
     ``INSTRUCTIONS:``), cut to `MAX_TASK_CHARS`.
 
+    A mini-SWE-agent trajectory (``{info, messages[], trajectory_format: "mini-swe-agent-1"}``,
+    `mini_swe_agent.is_mini_trajectory`) is read by `mini_swe_agent.parse_data` into the same
+    shape.
+
     Args:
-        content: the ``.traj`` file's JSON text.
+        content: the ``.traj`` (or mini-SWE-agent ``.traj.json``) file's JSON text.
         source_name: its file name; the stem keys and names the unit.
 
     Returns:
         One unit: the trajectory as a trace, its observations, the exit status in ``extra``.
 
     Raises:
-        FormatError: not a JSON object, or ``trajectory`` missing, empty or malformed.
+        FormatError: not a JSON object, or ``trajectory`` missing, empty or malformed (for
+            mini-SWE-agent: ``messages`` malformed or without an assistant message).
     """
     data = load_json(content, "swe-agent")
     if not isinstance(data, dict):
         raise FormatError(f"swe-agent: expected a JSON object, got a {type(data).__name__}")
+    if mini_swe_agent.is_mini_trajectory(data):
+        return mini_swe_agent.parse_data(data, source_name)
     trajectory = data.get("trajectory")
     if trajectory is None:
         raise FormatError("swe-agent: 'trajectory' is missing")
@@ -116,16 +120,7 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
 
     exit_status = as_text(info.get("exit_status")).strip() or "unknown"
     submission = as_text(info.get("submission")).strip()
-    if submission:
-        label = "Submitted patch" if submission.startswith("diff") else "Submitted"
-        conclusion = f"{label}: {truncate(submission, MAX_PATCH_CHARS)}"
-        produced = ProducedDraft(kind=Kind.DECISION, content=conclusion, status="active")
-    else:
-        conclusion = (
-            f"Run ended without a submission (exit status: {exit_status}). "
-            f"Last thought: {last_thought}"
-        )
-        produced = ProducedDraft(kind=Kind.OBSERVATION, content=conclusion)
+    conclusion, produced = submission_conclusion(submission, exit_status, last_thought)
     steps.append(StepDraft(kind=StepKind.CONCLUSION, content=truncate(conclusion, MAX_STEP_CHARS)))
     task = _swe_task(data, stem)
     return [
