@@ -192,3 +192,21 @@ def test_adr_metadata_lines_each_give_their_key(tenant: Tenant, meta: str) -> No
     assert decision["valid_from"] == "2023-05-01T00:00:00Z"
     assert decision["valid_to"] == "2023-05-01T00:00:00.000001Z"  # rejected: it never held
     assert decision["metadata"]["adr_closed"] == {"because": "rejected", "by": "its own status"}
+
+
+def test_an_adrs_status_history_is_kept_on_its_decision(tenant: Tenant) -> None:
+    """The parser read a record's other status lines and changelog (`status_history`), and
+    nothing stored them: the decision's metadata now has them, as written."""
+    content = (
+        "# ADR 31: Queue retries\n\n## Changelog\n\n- 2023-10-09: First draft\n"
+        "- 2023-11-02: Accepted after review\n\n## Status\n\nAccepted\n\n"
+        "## Context\n\nRetries double the load.\n\n## Decision\n\nWe will retry three times.\n"
+    )
+    r = ingest(tenant, content, "adr-31.md")
+    assert r.status_code == 201, r.text
+    metadata = decision_of(tenant, r.json())["metadata"]
+    assert metadata["adr_status"] == "Accepted"
+    assert metadata["adr_status_history"] == [
+        "2023-10-09: First draft",
+        "2023-11-02: Accepted after review",
+    ]

@@ -143,6 +143,7 @@ def clean_unit(
                 "amends": list(dict.fromkeys(unit.extra.get("amends") or [])),
                 "amended_by": list(dict.fromkeys(unit.extra.get("amended_by") or [])),
                 "status": str(unit.extra.get("status") or ""),
+                "status_history": [str(h) for h in unit.extra.get("status_history") or []],
                 "lifecycle": unit.extra.get("lifecycle"),
             }
     return CleanedUnit(observations, draft, texts, adr)

@@ -166,6 +166,12 @@ class UnitWriter:
                             "adr_supersedes": adr["supersedes"],
                             "adr_superseded_by": adr["superseded_by"],
                             **({"adr_status": adr["status"]} if adr["status"] else {}),
+                            # The record's other status lines and its changelog, as written.
+                            **(
+                                {"adr_status_history": adr["status_history"]}
+                                if adr["status_history"]
+                                else {}
+                            ),
                         }
                     ),
                 }
