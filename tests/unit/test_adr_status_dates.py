@@ -176,9 +176,8 @@ def test_a_future_status_date_is_kept_with_the_future_date_warning() -> None:
             "",
             "Accepted after the 2023-01-05 review",
         ),
-        ("", "---\nstatus: accepted 2023-01-05\n---\n", "accepted 2023-01-05"),
     ],
-    ids=["issue", "pr-link", "prose-date", "current-undated", "date-in-prose", "front-matter"],
+    ids=["issue", "pr-link", "prose-date", "current-undated", "date-in-prose"],
 )
 def test_a_status_without_a_dated_status_form_is_kept_as_written(
     meta: str, front: str, status: str
@@ -186,6 +185,23 @@ def test_a_status_without_a_dated_status_form_is_kept_as_written(
     unit = adr(meta, front)
     assert unit.extra["status"] == status
     assert unit.valid_from is None
+    assert unit.extra["warnings"] == []
+
+
+@pytest.mark.parametrize(
+    ("front", "date"),
+    [
+        ("---\nstatus: accepted 2023-01-05\n---\n", "2023-01-05"),
+        ("---\nstatus: Accepted on 2023-01-05\ndate: 2022-12-01\n---\n", "2022-12-01"),
+    ],
+    ids=["undated-record", "front-matter-date-wins"],
+)
+def test_a_front_matter_status_with_a_date_is_split_as_a_status_line(front: str, date: str) -> None:
+    """Left alone last session: `status: accepted 2023-01-05` kept its date in the status and
+    left the record undated, where a `Status:` line with the same text was split."""
+    unit = adr("", front)
+    assert unit.extra["status"].casefold() == "accepted"
+    assert day(unit) == date
     assert unit.extra["warnings"] == []
 
 

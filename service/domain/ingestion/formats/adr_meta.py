@@ -115,22 +115,21 @@ def _superseded_word(line: str) -> str | None:
 def adr_status(doc: Document, meta_kv: dict[str, str]) -> tuple[str, list[str]]:
     """Return an ADR's current status and its history; add a Status section's metadata to `meta_kv`.
 
-    The status is the front matter's, else the metadata's (``Status: ...``), else the first
-    status line of the Status sections: each line of a paragraph, list item or ``Status:``
-    value is one line (``Accepted`` then ``Supersedes ADR-0003`` are two). Lines of other
-    metadata keys (``Date: 2020-01-01``, ``Deciders: ...``) and lines that are only a date are
-    metadata, added to `meta_kv` where it has no value for the key (``date`` for a bare date):
-    the date dates the record. A line that only links other records (``Supersedes ADR-0003``,
-    ``Amends ADR-2``: `_links_only`) is no status: the first other line is, else that line. A
-    first status line that says the record was superseded (``Superseded by ADR-12``) gives the
-    status its word (``Superseded``: `_superseded_word`) and stays a history line, as when the
-    section says ``Superseded`` and then ``Superseded by ADR-12``. The history is the
-    Changelog's entries, then the other status lines (a ``Supersedes ADR-0003`` line is read
-    for relations there, as any history line). A status line (not the front matter's) that is
-    dated states (``Accepted on 2023-01-05``, ``Proposed 2022-12-01, accepted 2023-01-05``:
-    `_status_date`) gives the last state's words as the status, its date as the record's
-    ``date`` when `meta_kv` has none, and the earlier states to the history, before the other
-    status lines.
+    The status is the front matter's, else the metadata's (``Status: ...``), else the first status
+    line of the Status sections: each line of a paragraph, list item or ``Status:`` value is one
+    line (``Accepted`` then ``Supersedes ADR-0003`` are two). Lines of other metadata keys
+    (``Date: 2020-01-01``, ``Deciders: ...``) and lines that are only a date are metadata, added to
+    `meta_kv` where it has no value for the key (``date`` for a bare date): the date dates the
+    record. A line that only links other records (``Supersedes ADR-0003``, ``Amends ADR-2``:
+    `_links_only`) is no status: the first other line is, else that line. A first status line that
+    says the record was superseded (``Superseded by ADR-12``) gives the status its word
+    (``Superseded``: `_superseded_word`) and stays a history line, as when the section says
+    ``Superseded`` and then ``Superseded by ADR-12``. The history is the Changelog's entries, then
+    the other status lines (a ``Supersedes ADR-0003`` line is read for relations there, as any
+    history line). A status (the front matter's ``status: accepted 2023-01-05`` too) that is dated
+    states (``Accepted on 2023-01-05``, ``Proposed 2022-12-01, accepted 2023-01-05``:
+    `_status_date`) gives the last state's words as the status, its date as the record's ``date``
+    when `meta_kv` has none, and the earlier states to the history, before the other status lines.
 
     Args:
         doc: the record as read.
@@ -159,8 +158,6 @@ def adr_status(doc: Document, meta_kv: dict[str, str]) -> tuple[str, list[str]]:
         return current, history + earlier + rest
     same = next((i for i, ln in enumerate(lines) if ln.casefold() == status.casefold()), None)
     rest = [ln for i, ln in enumerate(lines) if i != same]
-    if front_matter:
-        return status, history + rest
     current, earlier = _status_date(status, meta_kv)
     return current, history + earlier + rest
 
