@@ -12,7 +12,8 @@ from neo4j import Driver
 
 from service.domain.ingestion import writing
 from service.domain.ingestion.writing import UnitWriter
-from tests.api.test_ingest_trial import CODEX
+from service.errors import GraphUnavailableError
+from tests.api.test_ingest_trial import CODEX, SESSIONS
 from tests.conftest import Tenant
 
 LAST = "9999-12-31T23:59:59.999999Z"
@@ -161,6 +162,42 @@ def test_a_failure_midway_keeps_the_units_written_and_a_retry_writes_the_rest(
     assert all(u["status"] == "ok" for u in body["units"])
     assert sources(neo4j_driver, tenant.namespace)[0]["units_failed"] == []
     assert count(neo4j_driver, tenant.namespace, ":Memory") > written
+
+
+AIDER = SESSIONS / "aider-chat-history" / "afi-core.aider.chat.history.md"
+
+
+def test_neo4j_gone_midway_fails_the_rest_untried_and_a_retry_writes_them(
+    tenant: Tenant, neo4j_driver: Driver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Trial 13: with Neo4j stopped during an ingest every remaining unit was tried, each
+    failing with its own WARNING line (hundreds for FEVER). The first `graph.unavailable`
+    stops the attempt: the rest fail untried, and a retry writes them."""
+    content = AIDER.read_text(encoding="utf-8")  # 28 requests, one unit each
+    write_unit = UnitWriter._write_unit
+    seen: list[str] = []
+
+    def gone_at_the_second(
+        self: UnitWriter, tx: Any, writer: Any, source_uid: str, unit: Any, *a: Any
+    ) -> Any:
+        seen.append(unit.key)
+        if len(seen) == 2:
+            raise GraphUnavailableError("Neo4j is unavailable")
+        return write_unit(self, tx, writer, source_uid, unit, *a)
+
+    monkeypatch.setattr(UnitWriter, "_write_unit", gone_at_the_second)
+    r = ingest(tenant, content, AIDER.name, "auto")
+    assert r.status_code == 201, r.text
+    units = r.json()["units"]
+    assert len(units) > 2 and len(seen) == 2  # no unit after the failure was tried
+    assert [u["status"] for u in units[:2]] == ["ok", "failed"]
+    assert all(u["status"] == "failed" for u in units[2:])
+    assert all(u["error"].startswith("graph.unavailable: not attempted") for u in units[2:])
+    monkeypatch.undo()
+    again = ingest(tenant, content, AIDER.name, "auto")
+    assert again.status_code == 200, again.text
+    assert again.json()["status"] == "complete"
+    assert all(u["status"] == "ok" for u in again.json()["units"])
 
 
 # --- 2. ADR metadata on consecutive `Key: value` lines -------------------------------------------

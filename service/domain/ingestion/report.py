@@ -35,6 +35,8 @@ class UnitOutcome:
     amends: list[dict[str, str]] = field(default_factory=list)
     #: Warnings of the write, after the parser's (e.g. `ingest.outcome_in_future: ...`).
     warnings: list[str] = field(default_factory=list)
+    #: A failed unit's stable error code (`graph.unavailable`, ...); not in the report.
+    code: str | None = None
 
     def public(self, unit: IngestUnit | None = None) -> dict[str, Any]:
         """Return the report's unit shape.
@@ -81,14 +83,20 @@ def quality_entry(unit: str, trace_id: str | None, quality: Mapping[str, Any]) -
     }
 
 
-def failed_outcome(unit: IngestUnit, exc: RationaleError) -> UnitOutcome:
-    """Return (and log) the outcome of a unit that failed with a domain error."""
-    log.warning("ingest: unit %s failed (%s): %s", unit.key, exc.code, exc.message)
+def failed_outcome(unit: IngestUnit, exc: RationaleError, *, tried: bool = True) -> UnitOutcome:
+    """Return the outcome of a unit that failed with a domain error (logged when it was tried).
+
+    A unit not tried (`tried=False`: the attempt stopped before it) says so in its error.
+    """
+    if tried:
+        log.warning("ingest: unit %s failed (%s): %s", unit.key, exc.code, exc.message)
+    reason = exc.message if tried else f"not attempted: {exc.message}"
     return UnitOutcome(
         key=unit.key,
         title=printable(unit.title),
         status="failed",
-        error=printable(f"{exc.code}: {exc.message}"),
+        error=printable(f"{exc.code}: {reason}"),
+        code=exc.code,
     )
 
 

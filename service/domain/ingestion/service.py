@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -32,13 +33,15 @@ from service.domain.memories import MemoryService, Writer
 from service.domain.models import IngestUnit
 from service.domain.reasoning import ReasoningService
 from service.domain.text import clean_text
-from service.errors import RationaleError, TooLargeError, UnsupportedFormat
+from service.errors import GraphUnavailableError, RationaleError, TooLargeError, UnsupportedFormat
 from service.graph.query_names import QueryName
 from service.graph.repository import Graph, Row
 from service.origins import Origin
 
 #: Called after parsing with `(0, units)` and after each unit with `(units done, units)`.
 Progress = Callable[[int, int], None]
+
+log = logging.getLogger(__name__)
 
 
 class IngestSettings(Protocol):
@@ -89,6 +92,9 @@ class IngestionService:
         The answer lists every unit with its status: `ok`, `failed` (a domain error: invalid
         text, too many steps, Neo4j unavailable, ...; the reason is given and logged) or
         `refused`. A failed unit rolls back alone; the units before and after it are kept.
+        When Neo4j becomes unavailable the attempt stops there: the units after it fail
+        untried (`graph.unavailable: not attempted: ...`, one log line for all), and a retry
+        of the source writes them.
 
     Re-ingesting and retries
         The same content (same sha256) in the same namespace is the same source; it is parsed
@@ -259,6 +265,12 @@ class IngestionService:
                     finished += 1
                     if progress is not None:
                         progress(finished, total)
+                    if outcome.code == GraphUnavailableError.code:
+                        # Neo4j went away: every later unit would fail the same way (one log
+                        # line each, hundreds for a long run). They fail untried; a retry of
+                        # the source writes them.
+                        _not_attempted(units, slots, outcome)
+                        return len(pending)
         return len(pending)
 
     def _stage(
@@ -297,6 +309,20 @@ class IngestionService:
                     writer, source_uid, document, unit, c, [vectors[t] for t in c.texts], gate
                 ),
             )
+
+
+def _not_attempted(
+    units: Sequence[IngestUnit], slots: list[UnitOutcome | None], cause: UnitOutcome
+) -> None:
+    """Fail every unit without an outcome yet, untried, with the error that stopped the attempt."""
+    left = [i for i, slot in enumerate(slots) if slot is None]
+    if left:
+        log.warning(
+            "ingest: Neo4j unavailable after unit %s: %d units not attempted", cause.key, len(left)
+        )
+    error = GraphUnavailableError("Neo4j is unavailable; retry the ingest to write this unit")
+    for i in left:
+        slots[i] = failed_outcome(units[i], error, tried=False)
 
 
 def _parsed(
