@@ -52,8 +52,9 @@ MIN_PROD_KEY_CHARS = 16
 def _key_problems(env: str, api_keys: Collection[object]) -> list[str]:
     """Return what is wrong with the keys themselves, naming each by its namespace, never by itself.
 
-    A key that is empty or holds white space can never authenticate (a bearer token is one
-    word, read without the white space around it); in prod a key under `MIN_PROD_KEY_CHARS`
+    A key that is empty or holds anything but visible ASCII can never authenticate (a bearer
+    token is one word, read without the white space around it, and a header is read as
+    Latin-1, so a non-ASCII key never compares equal: trial 14); in prod a key under `MIN_PROD_KEY_CHARS`
     characters is refused as guessable (trial 13: `"x"` was accepted).
     """
     problems = []
@@ -61,10 +62,10 @@ def _key_problems(env: str, api_keys: Collection[object]) -> list[str]:
     for position, (key, grant) in enumerate(grants.items(), 1):
         namespace = getattr(grant, "namespace", "?")
         which = f"the key #{position} (namespace {namespace!r})"
-        if not key or any(ch.isspace() for ch in key):
+        if not key or any(not "!" <= ch <= "~" for ch in key):
             problems.append(
-                f"RATIONALE_API_KEYS: {which} is empty or holds white space: it can never "
-                "authenticate"
+                f"RATIONALE_API_KEYS: {which} is empty or holds white space, control or "
+                "non-ASCII characters: it can never authenticate"
             )
         elif env == "prod" and len(key) < MIN_PROD_KEY_CHARS:
             problems.append(

@@ -29,6 +29,7 @@ CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
 TRAJ = CORPUS / "trajectories"
 ADRS = CORPUS / "adrs"
 SESSIONS = CORPUS / "sessions"
+CCVIEWER_NAME = "ccviewer-1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl"
 FEVER = TRAJ / "react" / "FEVER_run_outputs.txt"
 MARSHMALLOW = TRAJ / "swe-agent" / "marshmallow-1867_function_calling_replace_from_source.traj"
 #: FEVER and marshmallow have their own tests (they are the slow, large ones).
@@ -458,8 +459,14 @@ def test_the_same_content_under_another_name_writes_nothing(
         (ADRS / "jabref/0035-generate-embeddings-online.md", lambda t: t.replace("\n", "\r\n")),
         (SESSIONS / "codex-rollout-jsonl/codemie-synthetic-turn-2.jsonl", lambda t: t + "\r\n"),
         (TRAJ / "openhands/basic.json", lambda t: "\ufeff" + t.rstrip() + "  \n\n"),
+        (SESSIONS / "claude-code-jsonl" / CCVIEWER_NAME, lambda t: "\n\n" + t),
     ],
-    ids=["adr-crlf", "codex-final-newline", "openhands-bom-and-trailing-space"],
+    ids=[
+        "adr-crlf",
+        "codex-final-newline",
+        "openhands-bom-and-trailing-space",
+        "claude-code-leading-blank-lines",
+    ],
 )
 def test_the_same_text_in_other_bytes_under_another_name_writes_nothing(
     tenant: Tenant, neo4j_driver: Driver, path: Path, copy: Any

@@ -83,11 +83,20 @@ def test_every_refused_secret_is_its_own_line(monkeypatch: pytest.MonkeyPatch) -
         ),
         (
             "dev",
-            {"": "team-a", " ": "team-b", "a key": "team-c", "x": "team-d"},
+            {
+                "": "team-a",
+                " ": "team-b",
+                "a key": "team-c",
+                "x": "team-d",
+                "é" * 16: "team-e",
+                "k\u200bk": "team-f",
+                "k\x00k": "team-g",
+            },
             [
                 f"invalid settings: RATIONALE_API_KEYS: the key #{n} (namespace 'team-{ns}') "
-                "is empty or holds white space: it can never authenticate"
-                for n, ns in ((1, "a"), (2, "b"), (3, "c"))
+                "is empty or holds white space, control or non-ASCII characters: it can never "
+                "authenticate"
+                for n, ns in ((1, "a"), (2, "b"), (3, "c"), (5, "e"), (6, "f"), (7, "g"))
             ],
         ),
     ],

@@ -487,3 +487,27 @@ def test_an_emoji_shortcode_opening_a_line_is_prose_not_a_field() -> None:
     unit = parse_document(text, "auto", "adr-9.md").units[0]
     assert "warning" not in unit.extra.get("metadata", {})
     assert any("Retries double the load" in o for o in unit.observations), unit.observations
+
+
+def test_an_adr_with_action_and_thought_lines_is_an_adr_not_react() -> None:
+    """Trial 14: "Action:"/"Thought:" lines in an ADR's consequences made it ReAct (its decision
+    lost, and locked in by the recorded format); notes with such lines are no ReAct either."""
+    record = (
+        "# ADR 7: Drop the legacy exporter\n\nStatus: accepted\n\n## Context\n\nIt is unused.\n\n"
+        "## Decision\n\nWe will remove it.\n\n## Consequences\n\n"
+        "Action: Bo removes the module.\nThought: keep the flag one release.\n"
+    )
+    fmt, units = _auto(record, "0007-drop-exporter.md")
+    assert fmt == "adr"
+    assert units[0].trace is not None and units[0].trace.produced is not None
+    assert "We will remove it." in units[0].trace.produced.content
+    notes = "Standup\n\nThought: the cache is cold.\nAction: warm it before the demo.\n"
+    assert _auto(notes, "notes.md")[0] == "text"
+
+
+def test_an_unterminated_terminal_title_loses_only_its_escape() -> None:
+    """Trial 14: one stray `ESC ]` (an OSC never ended) removed the rest of the document."""
+    log = "build started\n\x1b[32mOK\x1b[0m step 1\n\x1b]0;my title\nstep 2: lint\nstep 3: test\n"
+    doc = parse_document(log, "auto", "build.log")
+    text = "\n".join(doc.units[0].observations)
+    assert "step 3: test" in text and "\x1b" not in text

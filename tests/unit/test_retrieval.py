@@ -99,6 +99,7 @@ def test_quality_factor_orders_verdicts() -> None:
         ("user name type?", "user"),
         # ... and stay in one that names what it looks for (trial 12: "user name" was "user").
         ("user name", "user name"),
+        ("name user", "name user"),  # trial 14: read as asking ("name" first)
         ("column type mismatch in the orders table", "column type mismatch orders table"),
         ("getUserName returns the wrong kind", "getUserName returns wrong kind"),
     ],

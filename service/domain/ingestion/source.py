@@ -30,13 +30,13 @@ def text_sha256(content: str) -> str:
     r"""Return the hex SHA-256 of a document's text form: what survives a copy between systems.
 
     Line endings as ``\n`` (CRLF and CR converted), no byte-order mark, no spaces or tabs at
-    line ends, no white space at the end: a document re-saved on another system, or sent
+    line ends, no white space at the start or the end: a document re-saved on another system, or sent
     through a transfer that adds a final newline, has the content hash of new bytes and this
     one of the old. A second key of a `:Source` (`ingest/get_source`), so such a copy under
     another name is the source it was (trial 13: it was a new one, its units written again).
     """
     text = content.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
-    text = _LINE_END_SPACE.sub("", text).rstrip()
+    text = _LINE_END_SPACE.sub("", text).strip()
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 

@@ -8,7 +8,6 @@ from service.domain.retrieval.lexical import word_lists
 from service.domain.text.lexical import SEARCH_NS_FIELD, SEARCH_TEXT_FIELD, namespace_token
 from service.domain.text.lexicon import (
     ASKING_STOPWORDS,
-    FRAME_WORDS,
     INTERROGATIVES,
     QUERY_STOPWORDS,
     QUESTION_WORDS,
@@ -24,22 +23,51 @@ FULLTEXT_MAX_CHARS = 400
 FULLTEXT_MAX_WORDS = 100
 #: Punctuation stripped from a query word's edges before it is compared with `QUERY_STOPWORDS`.
 WORD_EDGES = "\"'`.,;:!?()[]{}<>"
-#: First words that make a query a question or a request ("did ...", "name the ...").
-ASKING_OPENERS = QUESTION_WORDS | FRAME_WORDS
+#: First words that make a query a question or a request ("did ...", "tell me ...").
+ASKING_OPENERS = QUESTION_WORDS | frozenset({"tell", "describe"})
+#: "name" opens a request only before one of these ("name the pets ..."; "name user" names).
+NAMING_NEXT = frozenset(
+    {
+        "the",
+        "a",
+        "an",
+        "all",
+        "any",
+        "some",
+        "each",
+        "every",
+        "one",
+        "two",
+        "three",
+        "his",
+        "her",
+        "their",
+        "its",
+        "my",
+        "your",
+        "our",
+        "this",
+        "that",
+        "these",
+        "those",
+    }
+)
 
 
 def asks(text: str) -> bool:
     """Whether a query asks (a question or a request) rather than names what it looks for.
 
     It asks when it ends with "?", holds an interrogative ("what", "how", ...) or opens with
-    an auxiliary or a frame word ("did ...", "is there ...", "name the ...", "tell me ...",
-    "describe ..."): "what is the name of her dog" asks, "user name" and "column type" do not.
+    an auxiliary, "tell" or "describe" ("did ...", "is there ...", "tell me ..."), or with
+    "name" before a determiner ("name the ..."): "what is the name of her dog" asks, "user
+    name", "name user" and "column type" do not (trial 14: "name user" was read as asking).
     """
     bare = [w.strip(WORD_EDGES).lower() for w in text.split()[:FULLTEXT_MAX_WORDS]]
     return (
         text.rstrip().endswith("?")
         or any(w in INTERROGATIVES for w in bare)
         or (bool(bare) and bare[0] in ASKING_OPENERS)
+        or (len(bare) > 1 and bare[0] == "name" and bare[1] in NAMING_NEXT)
     )
 
 

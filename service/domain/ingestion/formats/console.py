@@ -7,10 +7,12 @@ import re
 from typing import Any
 
 #: ANSI escape sequences: CSI (colours, cursor moves), OSC (window titles, links; ended by BEL
-#: or ST), character-set selections and the other two-character escapes.
+#: or ST on the same line), character-set selections and the other two-character escapes. An
+#: OSC without its end loses only its introducer (trial 14: an optional end made one stray
+#: `ESC ]` remove everything after it).
 _ANSI = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]"
-    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"
+    r"|\x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)"
     r"|\x1b[()][0-9A-Za-z]"
     r"|\x1b[@-Z\\-_=>]"
 )

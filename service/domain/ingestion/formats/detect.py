@@ -142,9 +142,10 @@ def detect(content: str, source_name: str) -> Detection:
     ``#### `` user lines and two Aider marks (chat-started header, edit blocks, ``> Applied edit``,
     ``> Tokens:``, banner, ``> Commit``) is ``aider``; text with two ``⏺``/``✦`` agent lines, a
     ``> `` prompt and a tool line (``⏺ Name(``, ``⎿``, a ``│ ✔  Tool`` box) is ``terminal``;
-    ``Thought 1:``/``Action 1:`` lines, or unnumbered ``Thought:`` and ``Action:``/``Final Answer:``
-    lines (any case, bold allowed: `looks_like_react`), are ``react``; Markdown or AsciiDoc that
-    states a decision (`adr_signals`) is ``adr``; anything else is ``text`` (the signal says no
+    ``Thought 1:``/``Action 1:`` lines are ``react``; Markdown or AsciiDoc that states a
+    decision (`adr_signals`) is ``adr``; unnumbered ``Thought:``, ``Action:``/``Final Answer:``
+    and ``Observation:``/``Action Input:`` lines (any case, bold allowed: `looks_like_react`)
+    are ``react``; anything else is ``text`` (the signal says no
     structure was recognised). Terminal recordings are judged by the text they show
     (`console_text`: an asciinema cast's output, no ANSI escapes). JSON Lines with a few corrupt
     lines (`read_jsonl`: at most `MAX_SKIPPED_SHARE`) are still a session when the format's lines
@@ -206,11 +207,13 @@ def detect(content: str, source_name: str) -> Detection:
         return session
     if REACT_ANY_TAG.search(content):
         return Detection("react", ("'Thought n:'/'Action n:' lines",))
-    if looks_like_react(content):
-        return Detection("react", ("'Thought:' and 'Action:'/'Final Answer:' lines",))
+    # A record that states a decision is an ADR even when its text has "Action:" lines;
+    # unnumbered ReAct tags are looser, so they come after it (trial 14).
     signals = adr_signals(content)
     if signals:
         return Detection("adr", tuple(signals))
+    if looks_like_react(content):
+        return Detection("react", ("'Thought:', 'Action:' and 'Observation:'-like lines",))
     return Detection("text", ("no known structure: plain text or Markdown chunks",))
 
 

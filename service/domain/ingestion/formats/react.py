@@ -52,14 +52,21 @@ def looks_like_react(text: str) -> bool:
     """Return True when text holds ReAct steps.
 
     Either a numbered ``Thought n:``/``Action n:`` line, or unnumbered step lines (`_REACT_TAG`,
-    any case, bold allowed) with both a ``Thought:`` and an ``Action:`` or ``Final Answer:``.
+    any case, bold allowed) with a ``Thought:``, an ``Action:`` or ``Final Answer:``, and what
+    only an agent loop writes: an ``Observation:``, ``Action Input:`` or ``Final Answer:``
+    (trial 14: an ADR whose consequences said "Action: ..." and "Thought: ..." was read as
+    ReAct, its decision lost).
     """
     if REACT_ANY_TAG.search(text):
         return True
     tags = {
         " ".join(m.group(1).lower().replace("_", " ").split()) for m in _REACT_LINE.finditer(text)
     }
-    return "thought" in tags and bool(tags & {"action", "final answer"})
+    return (
+        "thought" in tags
+        and bool(tags & {"action", "final answer"})
+        and bool(tags & {"observation", "action input", "final answer"})
+    )
 
 
 @dataclass
