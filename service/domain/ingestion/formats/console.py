@@ -47,8 +47,12 @@ def decode_cast(content: str) -> str | None:
     Returns:
         The output text (escape sequences still in it), or None when it is no cast.
     """
-    lines = [ln for ln in content.lstrip("\ufeff").splitlines() if ln.strip()]
-    if len(lines) < 2 or not _cast_header(lines[0]):
+    text = content.lstrip("\ufeff").lstrip()
+    # The header first: every ingested document comes through here, most are no cast.
+    if not text.startswith("{") or not _cast_header(text.split("\n", 1)[0].strip()):
+        return None
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    if len(lines) < 2:
         return None
     output: list[str] = []
     events = 0

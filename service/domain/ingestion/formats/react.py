@@ -48,6 +48,11 @@ _REACT_NOISE = re.compile(r"^\s*> (?:Entering new .*chain|Finished chain)", re.I
 _REACT_DEBUG = "ohh..."
 
 
+def _tag_name(tag: re.Match[str]) -> str:
+    """A step tag's name, lower case, one space: ``Action_Input``, ``ACTION  INPUT`` -> action input."""
+    return " ".join(tag.group(1).lower().replace("_", " ").split())
+
+
 def looks_like_react(text: str) -> bool:
     """Return True when text holds ReAct steps.
 
@@ -59,9 +64,7 @@ def looks_like_react(text: str) -> bool:
     """
     if REACT_ANY_TAG.search(text):
         return True
-    tags = {
-        " ".join(m.group(1).lower().replace("_", " ").split()) for m in _REACT_LINE.finditer(text)
-    }
+    tags = {_tag_name(m) for m in _REACT_LINE.finditer(text)}
     return (
         "thought" in tags
         and bool(tags & {"action", "final answer"})
@@ -121,7 +124,7 @@ def _react_records(lines: Sequence[str]) -> tuple[list[_Record], dict[str, Any],
                 done = True
                 continue
         tag = _REACT_TAG.match(line)
-        name = " ".join(tag.group(1).lower().replace("_", " ").split()) if tag else ""
+        name = _tag_name(tag) if tag else ""
         if in_debug:
             if name == "thought":
                 in_debug = False
