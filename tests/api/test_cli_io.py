@@ -123,7 +123,10 @@ def test_ingest_shows_no_counts_for_a_file_whose_attempt_stopped(
     """Trial 13: a file whose attempt stopped (Neo4j went away) read "units 0 ... failed 0"
     though some of its units were written: with no report its counts are unknown, shown "-"."""
     (tmp_path / "bad.md").write_bytes(b"\xff\xfe not UTF-8")
-    result = CliRunner().invoke(cli_app, ["ingest", str(tmp_path), "-n", tenant.namespace])
+    # A table as wide as a pipe's (240 columns): a COLUMNS=80 environment squeezed the file's
+    # name to "bad…" and the row was not found.
+    runner = CliRunner(env={"COLUMNS": "240"})
+    result = runner.invoke(cli_app, ["ingest", str(tmp_path), "-n", tenant.namespace])
     assert result.exit_code == 1, result.output
     row = next(line for line in result.output.splitlines() if "bad.md" in line)
     cells = [c.strip() for c in row.split("│")[1:-1]]
