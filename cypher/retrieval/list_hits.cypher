@@ -1,4 +1,4 @@
-// The memory versions behind ranked retrieval hits (for a read of current versions, a version closed meanwhile read back as its memory's current one, or dropped when the memory was retracted or corrected), each with whether a lineage-visible trace PRODUCED any version of it and, for a trace, the memory ids it PRODUCED; the four period bounds as UTC ISO-8601 text (parsed by datetime.fromisoformat: the driver's DateTime hydration in Python cost ~0.1 ms a value, most of this query's time).
+// The memory versions behind ranked retrieval hits (for a read of current versions, a version closed meanwhile read back as its memory's last version found, or dropped when the memory was retracted or corrected), each with whether a lineage-visible trace PRODUCED any version of it and, for a trace, the memory ids it PRODUCED; the four period bounds as UTC ISO-8601 text (parsed by datetime.fromisoformat: the driver's DateTime hydration in Python cost ~0.1 ms a value, most of this query's time).
 // mode: read
 // returns: many
 // :param namespace => 'default'
@@ -9,10 +9,13 @@ UNWIND $uids AS uid
 MATCH (found:Memory {namespace: $namespace, uid: uid})
 // A read of current versions ($current_at: its as_of; null for a history read): a candidate
 // closed since its index answered (an update committed meanwhile) is read back as its memory's
-// current version, or not at all when that is no longer valid at $current_at, or when the
-// memory has no current version because it was retracted or corrected (the candidate, or a
-// later version, closed with no successor); while the update's commit is not yet visible in
-// the memory_id index (no later version found, the candidate not retracted), as the version found.
+// last version found (the highest, through the memory_id index): an open one when it is still
+// valid at $current_at; none when it was retracted or corrected (retracted_reason, set on the
+// version closed with no successor); a closed one not retracted when the update that closed it
+// has not yet made its successor visible (Neo4j applies a commit's store changes before its
+// index changes: a reader may meet the close before the new version is in the memory_id
+// index), as the version still current to this read. (Dropping the candidate when a later
+// version was closed lost the memory from a recall racing two updates.)
 OPTIONAL CALL (found) {
   WITH found WHERE $current_at IS NOT NULL AND found.system_to IS NOT NULL
   OPTIONAL MATCH (later:Memory {namespace: $namespace, memory_id: found.memory_id})
@@ -20,17 +23,15 @@ OPTIONAL CALL (found) {
   // Grouped by found: no row in (a history read, or an open version), no row out. (An
   // ungrouped collect() makes one row of nothing, read as "replaced, no successor": a history
   // read dropped every retracted version.)
-  WITH found, collect(later) AS later
-  RETURN [v IN later WHERE v.system_to IS NULL][0] AS successor,
-         any(v IN later WHERE v.system_to IS NOT NULL) AS later_closed,
-         true AS replaced
+  WITH found, later ORDER BY later.version DESC
+  WITH found, collect(later)[0] AS latest
+  RETURN coalesce(latest, found) AS last
 }
 WITH uid, CASE
-       WHEN NOT coalesce(replaced, false) THEN found
-       WHEN successor IS NULL THEN
-         CASE WHEN found.retracted_reason IS NULL AND NOT later_closed THEN found END
-       WHEN successor.valid_from <= $current_at
-            AND (successor.valid_to IS NULL OR successor.valid_to > $current_at) THEN successor
+       WHEN last IS NULL THEN found
+       WHEN last.retracted_reason IS NULL
+            AND last.valid_from <= $current_at
+            AND (last.valid_to IS NULL OR last.valid_to > $current_at) THEN last
      END AS m
 WHERE m IS NOT NULL
 CALL (m) {
