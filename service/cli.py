@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import errno
 import ipaddress
 import logging
@@ -57,6 +58,30 @@ def _port_in_use(host: str, port: int) -> bool:
         except OSError as exc:
             return exc.errno == errno.EADDRINUSE
     return False
+
+
+#: Byte order marks of the Unicode encodings a file may be saved in besides UTF-8 (Windows
+#: tools write UTF-16 with a BOM: PowerShell's `>`, Notepad's "Unicode").
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
+def _decode(raw: bytes) -> str:
+    """Return a file's text: UTF-8, or UTF-16/UTF-32 when it opens with their byte order mark.
+
+    Raises:
+        UnsupportedFormat: the bytes are none of these (a binary file, another encoding).
+    """
+    encoding = next((name for bom, name in _BOMS if raw.startswith(bom)), "utf-8")
+    try:
+        return raw.decode(encoding)
+    except UnicodeDecodeError as exc:
+        name = "UTF-8" if encoding == "utf-8" else f"{encoding.upper()} (by its byte order mark)"
+        raise UnsupportedFormat(f"not {name} text ({exc.reason} at byte {exc.start})") from exc
 
 
 @app.command()
@@ -297,12 +322,7 @@ def ingest(
                 try:
                     if sizes[path] > limit:
                         raise TooLargeError(f"{sizes[path]} bytes, the ingest limit is {limit}")
-                    try:
-                        content = path.read_bytes().decode("utf-8")
-                    except UnicodeDecodeError as exc:
-                        raise UnsupportedFormat(
-                            f"not UTF-8 text ({exc.reason} at byte {exc.start})"
-                        ) from exc
+                    content = _decode(path.read_bytes())
                     report = services.ingestion.ingest(
                         namespace, actor, content, fmt, path.name, progress=on_progress
                     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import json
 import re
 from pathlib import Path
@@ -122,7 +123,7 @@ def test_ingest_shows_no_counts_for_a_file_whose_attempt_stopped(
 ) -> None:
     """Trial 13: a file whose attempt stopped (Neo4j went away) read "units 0 ... failed 0"
     though some of its units were written: with no report its counts are unknown, shown "-"."""
-    (tmp_path / "bad.md").write_bytes(b"\xff\xfe not UTF-8")
+    (tmp_path / "bad.md").write_bytes(b"\xc3\x28 not UTF-8")
     # A table as wide as a pipe's (240 columns): a COLUMNS=80 environment squeezed the file's
     # name to "bad…" and the row was not found.
     runner = CliRunner(env={"COLUMNS": "240"})
@@ -132,3 +133,47 @@ def test_ingest_shows_no_counts_for_a_file_whose_attempt_stopped(
     cells = [c.strip() for c in row.split("│")[1:-1]]
     assert cells[3:10] == ["-"] * 7, cells
     assert "input.invalid_format" in result.output
+
+
+def _row(output: str, name: str) -> list[str]:
+    row = next(line for line in output.splitlines() if name in line)
+    return [c.strip() for c in row.split("│")[1:-1]]
+
+
+def test_ingest_reads_utf16_files_by_their_byte_order_mark(
+    tenant: Tenant, neo4j_driver: Driver, tmp_path: Path
+) -> None:
+    """Windows tools save UTF-16 with a BOM (PowerShell's `>`, Notepad's "Unicode"): such a file
+    was refused as not UTF-8 (trial 13). Its text is read; a UTF-8 copy is the same source."""
+    text = (
+        "# ADR 7: Keep the build cache on the CI runners\n\n## Status\n\nAccepted\n\n"
+        "## Context\n\nCold builds take 14 minutes; the naïve fix was a bigger runner.\n\n"
+        "## Decision\n\nWe keep the build cache on the runners.\n"
+    )
+    (tmp_path / "le").mkdir()
+    (tmp_path / "le" / "adr-7-le.md").write_bytes(codecs.BOM_UTF16_LE + text.encode("utf-16-le"))
+    runner = CliRunner(env={"COLUMNS": "240"})
+    result = runner.invoke(cli_app, ["ingest", str(tmp_path / "le"), "-n", tenant.namespace])
+    assert result.exit_code == 0, result.output
+    assert _row(result.output, "adr-7-le.md")[1:3] == ["adr", "yes"], result.output
+    records, _, _ = neo4j_driver.execute_query(
+        "MATCH (m:Memory {namespace: $ns}) WHERE m.content CONTAINS 'naïve fix' RETURN count(m) AS c",
+        {"ns": tenant.namespace},
+    )
+    assert records[0]["c"] >= 1
+    stored = _count(neo4j_driver, tenant.namespace)
+    for name, raw in (
+        ("adr-7-be.md", codecs.BOM_UTF16_BE + text.encode("utf-16-be")),
+        ("adr-7.md", text.encode("utf-8")),
+    ):
+        (tmp_path / name).write_bytes(raw)
+        result = runner.invoke(cli_app, ["ingest", str(tmp_path / name), "-n", tenant.namespace])
+        assert result.exit_code == 0, result.output
+        assert _row(result.output, name)[2] == "no", result.output
+    assert _count(neo4j_driver, tenant.namespace) == stored
+    # A lone surrogate after the mark is no UTF-16 text: refused, nothing written.
+    (tmp_path / "broken.md").write_bytes(codecs.BOM_UTF16_LE + b"\x00\xd8a\x00")
+    result = runner.invoke(cli_app, ["ingest", str(tmp_path / "broken.md"), "-n", tenant.namespace])
+    assert result.exit_code == 1, result.output
+    assert "not UTF-16 (by its byte order mark)" in result.output
+    assert _count(neo4j_driver, tenant.namespace) == stored
