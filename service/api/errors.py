@@ -133,6 +133,16 @@ async def handle_validation_error(request: Request, exc: Exception) -> JSONRespo
     return AsciiJSONResponse(body, status_code=422)
 
 
+#: Neo4j Browser (served by Neo4j on another origin) fetches `/browser/*` with custom headers:
+#: every answer there carries these, refusals included (`routes.guide.BrowserRoute`; an
+#: unknown name's 404 in `handle_http_error`), or the Browser shows only a network error.
+BROWSER_CORS = {
+    "Access-Control-Allow-Origin": "*",
+    "Access-Control-Allow-Methods": "GET, OPTIONS",
+    "Access-Control-Allow-Headers": "*",
+}
+
+
 HTTP_CODES = {
     400: "input.invalid",
     401: "auth.invalid_key",
@@ -153,6 +163,9 @@ async def handle_http_error(request: Request, exc: Exception) -> JSONResponse:
     headers = exc.headers
     if status == 405:
         headers = {**(headers or {}), "Allow": ", ".join(allowed_methods(request))}
+    path = request.url.path
+    if status == 404 and (path == "/browser" or path.startswith("/browser/")):
+        headers = {**BROWSER_CORS, **(headers or {})}
     return JSONResponse(
         {"detail": detail or exc.detail, "code": code}, status_code=status, headers=headers
     )

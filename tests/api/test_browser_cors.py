@@ -54,6 +54,16 @@ def test_a_browser_path_that_does_not_exist_is_not_found(tenant: Tenant) -> None
     r = tenant.client.get("/browser/nonexistent", headers=BROWSER)
     assert r.status_code == 404, r.text
     assert tenant.client.options("/browser/nonexistent", headers=BROWSER).status_code == 404
+    # Trial 13: with CORS, or the Browser shows a network error instead of the 404.
+    for path in ("/browser/nonexistent", "/browser/guide/", "/browser"):
+        for method in ("GET", "OPTIONS"):
+            r = tenant.client.request(method, path, headers=BROWSER)
+            assert r.status_code == 404, (method, path, r.text)
+            assert r.json()["code"] == "not_found"
+            for name, value in CORS.items():
+                assert r.headers.get(name) == value, (method, path, name, r.headers)
+    # Elsewhere a 404 carries none.
+    assert "Access-Control-Allow-Origin" not in tenant.client.get("/browsers").headers
 
 
 @pytest.mark.parametrize(

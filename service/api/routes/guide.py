@@ -15,16 +15,12 @@ from starlette.types import Message, Receive, Scope, Send
 
 from service.api.auth_gate import ScopedRoute
 from service.api.deps import ServicesDep
-from service.api.errors import error_responses
+from service.api.errors import BROWSER_CORS, error_responses
 from service.errors import InvalidInputError
 from service.namespaces import NAMESPACE_PATTERN, NAMESPACE_RULE, is_namespace
 
 #: Neo4j Browser (served by Neo4j on another origin) fetches these with custom headers.
-CORS = {
-    "Access-Control-Allow-Origin": "*",
-    "Access-Control-Allow-Methods": "GET, OPTIONS",
-    "Access-Control-Allow-Headers": "*",
-}
+CORS = BROWSER_CORS
 
 
 class BrowserRoute(ScopedRoute):
