@@ -44,8 +44,9 @@ def test_a_question_in_words_finds_the_identifier(tenant: Tenant, neo4j_driver: 
     fix = memory(tenant, "Fixed the flaky test_upload: each worker gets its own temp directory")
     other = memory(tenant, "The deploy pipeline retries a failed migration twice")
     assert stored(neo4j_driver, fix["memory_id"]) == {
-        "parts": "test upload",
-        "text": "Fixed the flaky test_upload: each worker gets its own temp directory\ntest upload",
+        "parts": "test upload testupload",
+        "text": "Fixed the flaky test_upload: each worker gets its own temp directory\n"
+        "test upload testupload",
     }
     assert stored(neo4j_driver, other["memory_id"])["parts"] is None
     hits = found(tenant, "why is the upload test flaky")
@@ -58,6 +59,20 @@ def test_a_question_in_words_finds_the_identifier(tenant: Tenant, neo4j_driver: 
     # The parts are the memory's own words: matched, not context, and not discounted as such.
     assert set(why["matched_terms"]) == {"upload", "test"}
     assert why["context_terms"] == []
+
+
+def test_a_word_written_as_two_parts_is_found_as_one(tenant: Tenant) -> None:
+    """Trial 12: "username" did not find `getUserName` (parts "get user name"), nor "graphql"
+    `GraphQLSchema` (Lucene's tokens "getusername", "graphqlschema")."""
+    user = memory(tenant, "getUserName returns None for guests")
+    schema = memory(tenant, "GraphQLSchema is built at start-up from the resolvers")
+    path = memory(tenant, "os.path.join of the cache dir")
+    memory(tenant, "The guest returns at noon; a username is optional")
+    assert next(iter(found(tenant, "getusername"))) == user["memory_id"]  # the whole, as before
+    assert user["memory_id"] in found(tenant, "username null")
+    assert list(found(tenant, "graphql")) == [schema["memory_id"]]
+    assert found(tenant, "ospath") == {}  # parts meeting at a dot are a path, not a word
+    assert path["memory_id"] in found(tenant, "path join")
 
 
 def test_a_question_naming_the_identifier_ranks_its_memory_first(tenant: Tenant) -> None:
@@ -116,8 +131,8 @@ def test_every_door_stores_the_parts_of_its_own_text(tenant: Tenant, neo4j_drive
     assert batch.status_code == 201, batch.text
     ids = [i["memory"]["memory_id"] for i in batch.json()["items"]]
     assert stored(neo4j_driver, ids[0]) == {
-        "parts": "retry limit",
-        "text": "RETRY_LIMIT is 3\nretry limit",
+        "parts": "retry limit retrylimit",
+        "text": "RETRY_LIMIT is 3\nretry limit retrylimit",
     }
     # The previous turn leads as context; the parts of the turn's own text end the field.
     assert stored(neo4j_driver, ids[1]) == {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 
 #: The characters a namespace may hold (`service.namespaces.NAMESPACE_PATTERN`), in a fixed
@@ -112,12 +113,36 @@ def identifier_parts(text: str) -> str | None:
         ]
         if len(pieces) < 2:
             continue
-        for piece in pieces:
-            if sum(c.isalpha() for c in piece) >= 2:
-                seen.setdefault(piece.lower(), None)
-                if len(seen) >= MAX_IDENTIFIER_PARTS:
-                    return " ".join(seen)
+        for part in [*(p for p in pieces if _letters(p) >= 2), *_joined_neighbours(run)]:
+            seen.setdefault(part.lower(), None)
+            if len(seen) >= MAX_IDENTIFIER_PARTS:
+                return " ".join(seen)
     return " ".join(seen) or None
+
+
+def _letters(piece: str) -> int:
+    return sum(c.isalpha() for c in piece)
+
+
+def _joined_neighbours(run: str) -> list[str]:
+    """Return an identifier's neighbouring parts joined, where Lucene does not hold them already.
+
+    A word written as two parts is often asked for as one (`getUserName`: "username";
+    `GraphQLSchema`: "graphql"; `user_id`: "userid", as `userId` is one token). Two
+    neighbours of two letters or more are joined unless they make a whole `_`-free word
+    (`HTTPServer` is a token of the text already) or meet at a `.` (`os.path`, `policy.py`:
+    a path, not a word).
+    """
+    joined = []
+    for segment in run.strip("_.").split("."):
+        words = [w for w in segment.split("_") if w]
+        pieces = [piece for word in words for piece in _camel_pieces(word) if piece]
+        wholes = {word.lower() for word in words}
+        for left, right in itertools.pairwise(pieces):
+            pair = (left + right).lower()
+            if _letters(left) >= 2 and _letters(right) >= 2 and pair not in wholes:
+                joined.append(pair)
+    return joined
 
 
 def search_text(context: str | None, content: str, parts: str | None = None) -> str:
