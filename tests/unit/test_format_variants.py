@@ -390,6 +390,59 @@ def test_openhands_v1_conversation_events_are_read() -> None:
     assert units[0].extra["observation_causes"] == {2: 1}
 
 
+def test_openhands_think_is_one_thought_step() -> None:
+    """A helper's probe: `think` gave a thought, a bare action "think: ..." and an observation
+    "Your thought has been logged."; it is one thought (none when empty), classic or V1."""
+    classic = [
+        _OH_EVENTS[0],
+        {"id": 1, "source": "agent", "action": "think", "args": {"thought": "Maybe the key."}},
+        {
+            "id": 2,
+            "source": "agent",
+            "observation": "think",
+            "cause": 1,
+            "content": "Your thought has been logged.",
+        },
+        {"id": 3, "source": "agent", "action": "think", "args": {"thought": " "}},
+        *_OH_EVENTS[1:],
+    ]
+    units = parse_document(json.dumps(classic), "auto", "t.json").units
+    assert _steps(units[0]) == [
+        ("thought", "Maybe the key."),
+        ("action", "edit: str_replace /w/views.py"),
+        ("observation", "edited"),
+        ("conclusion", "Renamed the form key to `password`."),
+    ]
+    assert units[0].extra["observation_causes"] == {2: 1}
+    v1 = [
+        {
+            "kind": "MessageEvent",
+            "id": "e1",
+            "source": "user",
+            "llm_message": {"role": "user", "content": [_text("Fix login")]},
+        },
+        {
+            "kind": "ActionEvent",
+            "id": "e2",
+            "source": "agent",
+            "thought": [],
+            "action": {"kind": "ThinkAction", "thought": "Maybe the key."},
+            "tool_name": "think",
+        },
+        {
+            "kind": "ActionEvent",
+            "id": "e3",
+            "source": "agent",
+            "thought": [],
+            "action": {"kind": "FinishAction", "message": "Renamed the key."},
+            "tool_name": "finish",
+        },
+    ]
+    fmt, units = _auto(json.dumps(v1), "events.json")
+    assert fmt == "openhands"
+    assert _steps(units[0]) == [("thought", "Maybe the key."), ("conclusion", "Renamed the key.")]
+
+
 # --- SWE-agent ---------------------------------------------------------------------------------
 
 

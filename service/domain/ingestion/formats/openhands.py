@@ -34,7 +34,7 @@ OPENHANDS_SKIPPED_ACTIONS: frozenset[str] = frozenset(
 )
 #: OpenHands observations that are bookkeeping, not reasoning (skipped and listed).
 OPENHANDS_SKIPPED_OBSERVATIONS: frozenset[str] = frozenset(
-    {"agent_state_changed", "null", "recall"}
+    {"agent_state_changed", "null", "recall", "think"}  # think: "Your thought has been logged."
 )
 _OPENHANDS_DETAIL_KEYS = ("command", "code", "path", "url", "query", "content")
 #: File actions: their ``command`` is the editor's sub-command (``str_replace``), so the path
@@ -101,11 +101,14 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
     same) citing ``obs:<k>``; its ``cause`` is kept in ``unit.extra["observation_causes"]`` as
     ``{observation step index: action step index}``. ``finish`` is the ``conclusion`` step (its
     ``args.final_thought``, else ``args.thought``, else its ``message``); without ``finish`` the
-    last agent message becomes the conclusion instead of an action. The produced ``observation`` is
+    last agent message becomes the conclusion instead of an action. A ``think`` action is one
+    ``thought`` step (its thought; none when empty), and its acknowledgement ("Your thought has
+    been logged.") no observation. The produced ``observation`` is
     the finish thought, else the last agent message, else the finish message. Events
     `OPENHANDS_SKIPPED_ACTIONS` / `OPENHANDS_SKIPPED_OBSERVATIONS` are bookkeeping and are listed in
-    ``unit.extra["skipped_events"]``. So ``len(steps) == (user messages - 1) + (agent non-finish
-    actions with a thought) + (agent non-finish actions) + (observation events) + (1 if finish)``.
+    ``unit.extra["skipped_events"]``. So ``len(steps) == (user messages - 1) + (agent non-finish,
+    non-think actions with a thought) + (agent non-finish actions) + (observation events) + (1 if
+    finish)``, counting a ``think`` action with a thought as one action and none without.
 
     Args:
         content: the event list's JSON text.
@@ -173,6 +176,14 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
                         kind=StepKind.CONCLUSION, content=truncate(finish_text, MAX_STEP_CHARS)
                     )
                 )
+                continue
+            if action == "think":  # a thought logged as an action: one thought step
+                thought = thought or text
+                if thought:
+                    steps.append(StepDraft(kind=StepKind.THOUGHT, content=thought))
+                    action_step_of_event[event.get("id")] = len(steps) - 1
+                else:
+                    skipped.append(f"event {i}: action think (empty)")
                 continue
             if thought:
                 steps.append(StepDraft(kind=StepKind.THOUGHT, content=thought))
