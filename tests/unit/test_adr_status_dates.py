@@ -100,6 +100,26 @@ def test_several_dated_states_date_the_record_by_the_last_one(
         assert unit.extra["status_history"] == history
 
 
+@pytest.mark.parametrize(
+    "section",
+    [
+        "2022-12-01 Proposed\n2023-01-05 Accepted",
+        "- 2022-12-01: Proposed\n- 2023-01-05: Accepted",
+        "Proposed on 2022-12-01\n\nAccepted on 2023-01-05",
+        "- 2023-01-05 Accepted\n- 2022-12-01 Proposed",  # newest first
+    ],
+    ids=["lines", "list", "paragraphs", "newest-first"],
+)
+def test_a_log_of_dated_status_lines_is_read_by_its_latest_state(section: str) -> None:
+    """A helper's probe: one dated state per line was read by the first line, so a record
+    proposed and then accepted was "Proposed", dated by the proposal."""
+    unit = adr(f"## Status\n\n{section}")
+    assert unit.extra["status"] == "Accepted"
+    assert day(unit) == "2023-01-05"
+    assert len(unit.extra["status_history"]) == 1
+    assert "Proposed" in unit.extra["status_history"][0]
+
+
 def test_the_earlier_states_follow_the_changelog_and_precede_the_other_status_lines() -> None:
     unit = adr(
         "## Changelog\n\n- 2022-11-20: First draft\n\n"

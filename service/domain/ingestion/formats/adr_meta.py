@@ -121,7 +121,8 @@ def adr_status(doc: Document, meta_kv: dict[str, str]) -> tuple[str, list[str]]:
     (``Date: 2020-01-01``, ``Deciders: ...``) and lines that are only a date are metadata, added to
     `meta_kv` where it has no value for the key (``date`` for a bare date): the date dates the
     record. A line that only links other records (``Supersedes ADR-0003``, ``Amends ADR-2``:
-    `_links_only`) is no status: the first other line is, else that line. A first status line that
+    `_links_only`) is no status: the first other line is, else that line; of a log of dated
+    states, one per line, the latest is (`_current_line`). A first status line that
     says the record was superseded (``Superseded by ADR-12``) gives the status its word
     (``Superseded``: `_superseded_word`) and stays a history line, as when the section says
     ``Superseded`` and then ``Superseded by ADR-12``. The history is the Changelog's entries, then
@@ -147,7 +148,7 @@ def adr_status(doc: Document, meta_kv: dict[str, str]) -> tuple[str, list[str]]:
     front_matter = as_text(doc.meta.get("status")).strip()
     status = front_matter or meta_kv.get("status", "")
     if not status:
-        first = next((i for i, ln in enumerate(lines) if not _links_only(ln)), 0)
+        first = _current_line(lines)
         ended = _superseded_word(lines[first]) if lines else None
         if ended:
             return ended, history + lines
@@ -160,6 +161,20 @@ def adr_status(doc: Document, meta_kv: dict[str, str]) -> tuple[str, list[str]]:
     rest = [ln for i, ln in enumerate(lines) if i != same]
     current, earlier = _status_date(status, meta_kv)
     return current, history + earlier + rest
+
+
+def _current_line(lines: list[str]) -> int:
+    """Return the index of a Status section's current status line (0 when there is none).
+
+    The first line that does not only link other records, unless two lines or more are dated
+    states (a log such as ``2017-01-01 Proposed`` then ``2017-02-01 Accepted``, in either
+    order): then the latest of them (the later line on a tie).
+    """
+    candidates = [i for i, ln in enumerate(lines) if not _links_only(ln)]
+    dated = {i: d for i in candidates if (d := split_status_date(lines[i])) is not None}
+    if len(dated) >= 2:
+        return max(dated, key=lambda i: (dated[i].date, i))
+    return candidates[0] if candidates else 0
 
 
 def _status_date(line: str, meta_kv: dict[str, str]) -> tuple[str, list[str]]:
