@@ -107,6 +107,31 @@ def test_aider_old_format_fence_above_the_file_name_is_no_thought() -> None:
     assert [c for _, c in _steps(units[0])[1:3]] == ["I will fix it:", "edit src/a.py"]
 
 
+def test_aider_whole_file_and_udiff_edits_are_actions_not_thoughts() -> None:
+    """A helper's probe: in Aider's `whole` format (the file named above a block of its new
+    contents) the file's code became a thought, and a `#### ` or `> ` line inside it ended the
+    reply; a `udiff` block was a thought too."""
+    text = (
+        "# aider chat started at 2024-05-01 10:00:00\n\n#### add a greeting\n\n"
+        "Here is the updated `hello.py`:\n\nhello.py\n```\nimport sys\n\n"
+        "def greeting(name):\n    print('Hey', name)\n```\n\n"
+        "And the README:\n\ndocs/README.md\n```markdown\n# Hello\n\n#### Usage\n\n"
+        "> run it with python\n```\n\n"
+        "```diff\n--- a/src/app.py\n+++ b/src/app.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n```\n\n"
+        "Run it with:\n\n```bash\npython hello.py\n```\n\n> Applied edit to hello.py\n"
+    )
+    units = parse_document(text, "aider", "h.md").units
+    assert _steps(units[0])[1:] == [
+        ("thought", "Here is the updated `hello.py`:"),
+        ("action", "edit hello.py"),
+        ("thought", "And the README:"),
+        ("action", "edit docs/README.md"),
+        ("action", "edit src/app.py"),
+        ("conclusion", "Run it with:\n\n```bash\npython hello.py\n```"),
+        ("observation", "Applied edit to hello.py"),
+    ]
+
+
 def test_aider_command_echo_and_banner_of_a_new_session_are_no_steps() -> None:
     units = parse_document(_AIDER, "aider", "h.md").units
     requests = [u.trace.task for u in units if u.trace is not None]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import datetime
 
 from service.domain.ingestion.formats.common import parse_time, source_stem
@@ -20,6 +21,18 @@ _NOISE = re.compile(
 _EDIT_START = re.compile(r"^<{7} (?:SEARCH|ORIGINAL)\s*$")
 _FENCE = re.compile(r"^\s*(```+|~~~+)")
 _EDIT_END = re.compile(r"^>{7} (?:REPLACE|UPDATED)\s*$")
+#: A fence that opens a code block, with its language or none (```python, ~~~).
+_OPEN_FENCE = re.compile(r"^(?:`{3,}|~{3,})[\w+#.-]*\s*$")
+#: A fence alone: what closes a code block.
+_BARE_FENCE = re.compile(r"^(?:`{3,}|~{3,})\s*$")
+#: A line that is only a file's path (the whole-file edit format names the file above its
+#: block): one token with a directory or an extension, optionally in backticks or bold.
+_PATH_LINE = re.compile(
+    r"^\s*[`*]*(?P<path>(?![\w+.-]*://)[\w.~-]*(?:[/\\][\w.~-]+)+|[\w~-][\w.~-]*\.[A-Za-z0-9]{1,10})"
+    r"[`*]*:?\s*$"
+)
+#: The file line of a unified diff (the udiff edit format): ``+++ b/src/a.py``.
+_DIFF_TARGET = re.compile(r"^\+\+\+ (?:b/)?(?P<path>\S+)")
 #: Slash commands that carry a request in their argument.
 _REQUEST_COMMANDS = re.compile(r"^/(?:ask|code|architect|context)\s+(.+)$", re.DOTALL)
 #: Characters of a message compared with the architect's last reply (`_is_echo`).
@@ -51,16 +64,83 @@ def _edit_closes(lines: list[str]) -> list[int]:
     return closes
 
 
-def _reply_end(lines: list[str], i: int, closes: list[int]) -> int:
+def _fence_closes(lines: list[str]) -> list[int]:
+    """Return, per line index, the first index at or after it holding a fence alone.
+
+    A session header ends the search there too (a block never spans sessions); ``len(lines)``
+    when none follows. One pass from the end (see `_edit_closes`).
+    """
+    closes = [len(lines)] * (len(lines) + 1)
+    for k in range(len(lines) - 1, -1, -1):
+        line = lines[k]
+        closes[k] = k if _BARE_FENCE.match(line) or SESSION_START.match(line) else closes[k + 1]
+    return closes
+
+
+def _fenced_edit(
+    lines: list[str], i: int, fences: list[int], edits: list[int]
+) -> tuple[str, int] | None:
+    """Return `(file, index after the block)` when a fenced edit of a whole file or a diff starts at `i`.
+
+    Aider's ``whole`` format names the file on a line of its own above a code block holding
+    the file's new contents; its ``udiff`` format writes a unified diff in a ``diff`` block
+    (``--- a/x``, ``+++ b/x``). A block holding a SEARCH/REPLACE edit is no such edit (`edits`
+    is `_edit_closes`-like: the first edit marker at or after each index). `fences` is
+    `_fence_closes` of `lines`.
+    """
+    if i + 1 >= len(lines):
+        return None
+    path = _PATH_LINE.match(lines[i])
+    opens = i + 1 if path else i
+    if not _OPEN_FENCE.match(lines[opens]) or (_BARE_FENCE.match(lines[opens]) and not path):
+        return None
+    end = fences[opens + 1]
+    if end >= len(lines) or not _BARE_FENCE.match(lines[end]) or edits[opens + 1] < end:
+        return None
+    if path:
+        return path.group("path"), end + 1
+    body = lines[opens + 1 : min(opens + 3, end)]
+    if len(body) == 2 and body[0].startswith("--- ") and (target := _DIFF_TARGET.match(body[1])):
+        return target.group("path"), end + 1
+    return None
+
+
+def _edit_starts(lines: list[str]) -> list[int]:
+    """Return, per line index, the first index at or after it holding a SEARCH/ORIGINAL marker."""
+    starts = [len(lines)] * (len(lines) + 1)
+    for k in range(len(lines) - 1, -1, -1):
+        starts[k] = k if _EDIT_START.match(lines[k]) else starts[k + 1]
+    return starts
+
+
+@dataclass(frozen=True)
+class _Marks:
+    """Where each line's next edit close, fence alone and edit marker are (one pass each)."""
+
+    closes: list[int]
+    fences: list[int]
+    starts: list[int]
+
+    @classmethod
+    def of(cls, lines: list[str]) -> _Marks:
+        return cls(_edit_closes(lines), _fence_closes(lines), _edit_starts(lines))
+
+
+def _reply_end(lines: list[str], i: int, marks: _Marks) -> int:
     """Return the index after the model's reply that starts at `i`.
 
     The reply runs to the next ``#### `` or ``> `` line or session header; inside a
-    SEARCH/REPLACE block (closed before the next session header) those prefixes are code --
-    the ``>>>>>>> REPLACE`` line itself, a Markdown ``#### `` heading, a ``> `` quote.
-    `closes` is `_edit_closes` of `lines`.
+    SEARCH/REPLACE block (closed before the next session header) or a fenced whole-file or
+    diff edit (`_fenced_edit`) those prefixes are code -- the ``>>>>>>> REPLACE`` line itself,
+    a Markdown ``#### `` heading, a ``> `` quote.
     """
+    closes = marks.closes
     j = i
     while j < len(lines):
+        fenced = _fenced_edit(lines, j, marks.fences, marks.starts)
+        if fenced is not None:
+            j = fenced[1]
+            continue
         line = lines[j]
         if _EDIT_START.match(line):
             end = closes[j + 1]
@@ -80,9 +160,11 @@ def _reply_steps(lines: list[str]) -> list[tuple[str, str]]:
     line above the marker (inside the fence for the old format, above it for the new one);
     everything from that line to the ``>>>>>>> REPLACE``/``UPDATED`` line and its closing
     fence is the edit's payload, never kept, nor is a fence opened just above the file name.
+    A whole-file or diff block (`_fenced_edit`) is one edit too, its contents never kept.
     """
     parts: list[tuple[str, str]] = []
     prose: list[str] = []
+    marks = _Marks.of(lines)
     i = 0
 
     def flush() -> None:
@@ -92,6 +174,12 @@ def _reply_steps(lines: list[str]) -> list[tuple[str, str]]:
         prose.clear()
 
     while i < len(lines):
+        fenced = _fenced_edit(lines, i, marks.fences, marks.starts)
+        if fenced is not None:
+            flush()
+            parts.append(("action", f"edit {fenced[0]}"))
+            i = fenced[1]
+            continue
         if not _EDIT_START.match(lines[i]):
             prose.append(lines[i])
             i += 1
@@ -133,7 +221,8 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
     costs and prompts are removed, none when nothing is left; between a session header and
     its first message they are the new session's banner (``banner_lines``, never a step of the
     session before). The model's reply (unprefixed lines, up to the next ``#### ``/``> `` line
-    outside an edit block) is split at its edit blocks (SEARCH/REPLACE or ORIGINAL/UPDATED):
+    outside an edit block) is split at its edit blocks (SEARCH/REPLACE or ORIGINAL/UPDATED; a
+    whole file's new contents in a code block under its name; a unified diff):
     prose is a ``thought`` step, each edit block an ``action`` step ``edit <file>`` (never its
     code, not even its ``>>>>>>> REPLACE`` line). Text before the first message (a page's
     introduction, HTML wrappers) is skipped.
@@ -150,7 +239,7 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
     session = Session()
     started: datetime | None = None
     lines = content.splitlines()
-    closes = _edit_closes(lines)
+    marks = _Marks.of(lines)
     skipped = {
         "console_answers": 0,
         "before_first_request": 0,
@@ -206,7 +295,7 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
             elif session.current is not None and kept:
                 session.current.console("\n".join(kept))
             continue
-        j = _reply_end(lines, i, closes)
+        j = _reply_end(lines, i, marks)
         block = [x for x in lines[i:j] if not re.match(r"^\s*</?div\b", x)]
         i = j
         if not "\n".join(block).strip():
