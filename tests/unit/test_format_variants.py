@@ -369,6 +369,24 @@ def test_openhands_ui_trajectory_download_is_openhands_not_swe_agent() -> None:
     assert units[0].trace is not None and units[0].trace.task == "Fix login"
 
 
+def test_opendevin_action_observation_pairs_are_read_as_events() -> None:
+    """OpenDevin (OpenHands before its rename) keeps `history` as [action, observation] pairs."""
+    pairs = [
+        [_OH_EVENTS[0], {"observation": "null", "content": "", "extras": {}}],
+        [_OH_EVENTS[1], _OH_EVENTS[2]],
+        [_OH_EVENTS[3]],
+    ]
+    for document in (pairs, {"instance_id": "x", "history": pairs}):
+        fmt, units = _auto(json.dumps(document), "output.json")
+        assert fmt == "openhands"
+        assert units[0].trace is not None and units[0].trace.task == "Fix login"
+        assert _steps(units[0]) == [
+            ("action", "edit: str_replace /w/views.py"),
+            ("observation", "edited"),
+            ("conclusion", "Renamed the form key to `password`."),
+        ]
+
+
 def test_openhands_v1_conversation_events_are_read() -> None:
     events = [
         {"kind": "SystemPromptEvent", "id": "e0", "source": "agent", "system_prompt": {}},

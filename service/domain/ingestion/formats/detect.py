@@ -131,7 +131,8 @@ def detect(content: str, source_name: str) -> Detection:
     Rules, in order: JSON (a ``.json``/``.traj`` name, or content starting with ``{``/``[`` that
     parses whole) is ``codex`` for a TypeScript Codex CLI rollout (``{session, items}``),
     ``openhands`` for a list of event objects with ``action``/``observation`` keys (also under
-    ``trajectory``/``events``, or V1 ``kind: ...Event`` events: `is_event_list`), ``swe-agent`` for
+    ``trajectory``/``events``/``history``, in OpenDevin's pairs, or V1 ``kind: ...Event``
+    events: `is_event_list`), ``swe-agent`` for
     another object with ``trajectory`` or a mini-SWE-agent object of ``messages``
     (`is_mini_trajectory`: ``trajectory_format: mini-swe-agent-1``...), ``react`` for an object
     of strings holding ``Thought 1:``/``Action 1:`` lines, and an error otherwise; JSON Lines of

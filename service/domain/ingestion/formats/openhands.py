@@ -46,15 +46,23 @@ def events_of(data: Any) -> Any:
     """Return the event list of an OpenHands document (else `data` unchanged).
 
     A list is the events; ``{"trajectory": [...]}`` (a trajectory downloaded from the OpenHands
-    UI) and ``{"events": [...]}`` hold them. V1 conversation events (`is_v1_event`) are read
-    as classic ones (`classic_events`).
+    UI), ``{"events": [...]}`` and ``{"history": [...]}`` (OpenDevin's) hold them. OpenDevin's
+    ``[action, observation]`` pairs are read in order as the events they hold. V1
+    conversation events (`is_v1_event`) are read as classic ones (`classic_events`).
     """
     if isinstance(data, dict):
-        held = data.get("trajectory", data.get("events"))
+        held = data.get("trajectory", data.get("events", data.get("history")))
         data = held if isinstance(held, list) else data
+    if isinstance(data, list) and data and all(_is_pair(e) for e in data):
+        data = [event for pair in data for event in pair]
     if isinstance(data, list) and any(is_v1_event(e) for e in data):
         return classic_events(data)
     return data
+
+
+def _is_pair(item: Any) -> bool:
+    """True for an OpenDevin history item: ``[action, observation]`` (objects), or one of them."""
+    return isinstance(item, list) and 1 <= len(item) <= 2 and all(isinstance(e, dict) for e in item)
 
 
 def is_event_list(data: Any) -> bool:
@@ -91,8 +99,9 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
 
     Input: ``openhands`` (OpenHands event list JSON)
 
-    The events are a JSON list, or the list under ``trajectory`` (a UI download) or ``events``; V1
-    conversation events (``kind``: ``MessageEvent``, ``ActionEvent``, ...) are read as classic ones
+    The events are a JSON list, or the list under ``trajectory`` (a UI download), ``events``
+    or ``history`` (OpenDevin's ``[action, observation]`` pairs: `events_of`); V1 conversation
+    events (``kind``: ``MessageEvent``, ``ActionEvent``, ...) are read as classic ones
     (`classic_events`). One unit per file. The first user ``message`` is the task; later user
     messages are ``observation`` steps (and observations). For each agent action other than
     ``finish``: a ``thought`` step when ``args.thought`` is non-empty, then an ``action`` step
