@@ -203,12 +203,33 @@ def test_mini_swe_agent_file_without_trajectory_format_is_known_by_its_info() ->
         ("observation", "(no output)"),
         ("conclusion", "Submitted: README fixed"),
     ]
-    # A chat export of messages, without a mini-SWE-agent info, is still no known format.
-    chat = {"messages": messages}
-    with pytest.raises(FormatError, match="matches no known format"):
-        detect(json.dumps(chat), "chat.json")
+    # A chat export of messages without a run's marks (an action block answered by a
+    # <returncode>) is still no known format.
+    chat = [{"role": "user", "content": "Fix the typo"}, {"role": "assistant", "content": "Done"}]
+    for document in (chat, {"messages": chat}):
+        with pytest.raises(FormatError, match="matches no known format"):
+            detect(json.dumps(document), "chat.json")
     with pytest.raises(FormatError, match="no assistant message"):
         parse_document(json.dumps({**traj, "messages": messages[:1]}), "swe-agent", "x.traj.json")
+
+
+def test_mini_swe_agent_messages_saved_alone_are_a_trajectory() -> None:
+    """A helper's probe: a run's messages saved without `info` (a JSON list, or an object of
+    `messages` only) were refused as JSON of no known format."""
+    messages = _mini_v1()["messages"]
+    for document in (messages, {"messages": messages}):
+        content = json.dumps(document)
+        found = detect(content, "run.json")
+        assert found.format == "swe-agent", found
+        (unit,) = parse_document(content, "auto", "run.json").units
+        assert unit.trace is not None and unit.trace.task == "TimeDelta rounds down"
+        assert _steps(unit)[:3] == [
+            ("thought", "Find the rounding."),
+            ("action", "grep -n int src/timedelta.py"),
+            ("observation", "3:    return int(x)"),
+        ]
+        assert _steps(unit)[-1] == ("conclusion", f"Submitted patch: {_DIFF.strip()}")
+        assert unit.extra["exit_status"] == "Submitted"
 
 
 # --- AsciiDoc ADRs -----------------------------------------------------------------------------

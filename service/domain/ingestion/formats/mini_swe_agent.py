@@ -50,8 +50,11 @@ def is_mini_trajectory(data: Any) -> bool:
 
     ``trajectory_format`` must start with ``mini-swe-agent``; files saved before it was
     written (mini-SWE-agent 0.x) are known by ``info.exit_status`` and ``info.submission`` and
-    messages that all have a ``role``.
+    messages that all have a ``role``. Messages bearing a run's marks (`is_bare_messages`)
+    are one too, alone as a JSON list or as the ``messages`` of an object without ``info``.
     """
+    if is_bare_messages(data):
+        return True
     if not isinstance(data, dict) or "trajectory" in data:
         return False
     messages = data.get("messages")
@@ -67,7 +70,45 @@ def is_mini_trajectory(data: Any) -> bool:
         and "submission" in info
         and bool(messages)
         and all(isinstance(m, dict) and "role" in m for m in messages)
+    ) or ("info" not in data and is_bare_messages(messages))
+
+
+def is_bare_messages(data: Any) -> bool:
+    """True for a mini-SWE-agent run's messages saved alone: a JSON list of ``role`` objects.
+
+    Chat messages are common JSON, so the run's own marks decide: an ``assistant`` message
+    with an action block (```` ```bash ````, ```` ```mswea_bash_command ````) and a ``user``
+    or ``tool`` message with a ``<returncode>`` (the observation's wrapper).
+    """
+    if not isinstance(data, list) or not data:
+        return False
+    if not all(isinstance(m, dict) and "role" in m for m in data):
+        return False
+    texts = [(m["role"], _text(m.get("content"))) for m in data]
+    return any(r == "assistant" and _ACTION_FENCE.search(t) for r, t in texts) and any(
+        r in ("user", "tool") and "<returncode>" in t for r, t in texts
     )
+
+
+#: What a mini-SWE-agent response echoes to submit: the output after it is the submission.
+_SUBMIT_MARKS = ("COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "MINI_SWE_AGENT_FINAL_OUTPUT")
+
+
+def _bare_info(messages: list[Any]) -> dict[str, str]:
+    """Return the ``info`` a run's messages alone imply: submitted, and what, or nothing known.
+
+    The last response echoing a submit mark submitted the output that answered it.
+    """
+    if not all(isinstance(m, dict) for m in messages):
+        return {}
+    responses = [i for i, m in enumerate(messages) if m.get("role") == "assistant"]
+    if not responses or not any(
+        k in _text(messages[responses[-1]].get("content")) for k in _SUBMIT_MARKS
+    ):
+        return {}
+    answer = messages[responses[-1] + 1 : responses[-1] + 2]
+    submission = _text(answer[0].get("content")) if answer else ""
+    return {"exit_status": "Submitted", "submission": submission}
 
 
 def _text(value: Any) -> str:
@@ -190,10 +231,12 @@ def _rounds(messages: list[Any]) -> tuple[str, list[_Round], dict[str, Any]]:
     return task, rounds, exit_extra
 
 
-def parse_data(data: dict[str, Any], source_name: str) -> list[IngestUnit]:
+def parse_data(data: dict[str, Any] | list[Any], source_name: str) -> list[IngestUnit]:
     """Parse a decoded mini-SWE-agent trajectory (`is_mini_trajectory`) into one unit.
 
-    Input: ``{info{exit_status, submission, model_stats}, messages[], trajectory_format}``; a
+    Input: ``{info{exit_status, submission, model_stats}, messages[], trajectory_format}``, or
+    the ``messages`` list alone (no ``info``: a last response echoing the submit mark
+    submitted the output that answered it, `_bare_info`); a
     message's ``content`` is a string or a list of ``{type: text, text}`` parts.
 
     The shape is `swe_agent.parse`'s. The first ``user`` message before any response is the task
@@ -223,10 +266,13 @@ def parse_data(data: dict[str, Any], source_name: str) -> list[IngestUnit]:
         FormatError: ``messages`` not a list, a message not an object, ``info`` not an object,
             or no assistant message.
     """
+    if isinstance(data, list):  # the messages alone (`is_bare_messages`)
+        data = {"messages": data}
     messages = data.get("messages")
     if not isinstance(messages, list):
         raise FormatError("swe-agent: mini-swe-agent 'messages' must be a list")
-    info = data.get("info") or {}
+    info = data["info"] if "info" in data else _bare_info(messages)
+    info = info or {}
     if not isinstance(info, dict):
         raise FormatError("swe-agent: 'info' must be an object")
     task_text, rounds, exit_extra = _rounds(messages)

@@ -84,10 +84,10 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
             mini-SWE-agent: ``messages`` malformed or without an assistant message).
     """
     data = load_json(content, "swe-agent")
-    if not isinstance(data, dict):
-        raise FormatError(f"swe-agent: expected a JSON object, got a {type(data).__name__}")
     if mini_swe_agent.is_mini_trajectory(data):
         return mini_swe_agent.parse_data(data, source_name)
+    if not isinstance(data, dict):
+        raise FormatError(f"swe-agent: expected a JSON object, got a {type(data).__name__}")
     trajectory = data.get("trajectory")
     if trajectory is None:
         raise FormatError("swe-agent: 'trajectory' is missing")
