@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 
@@ -36,6 +37,8 @@ from service.embeddings import Embedder
 from service.graph.query_names import QueryName
 from service.graph.records import MemoryRecord, TraceRecord
 from service.graph.repository import Graph, Tx
+
+log = logging.getLogger(__name__)
 
 #: Fused candidates read back per requested item in one chunk (at least `POOL_MIN`), and the
 #: most fused candidates considered.
@@ -155,7 +158,17 @@ class RetrievalService:
             as_of_given=request.as_of is not None,
         )
 
-    def _answer(self, namespace: str, query: RetrievalQuery, read: Read) -> RetrievalResult:
+    def _answer(
+        self, namespace: str, query: RetrievalQuery, read: Read, *, again: bool = True
+    ) -> RetrievalResult:
+        """Run one read: candidates, fusion, read-back, items.
+
+        A candidate the vector index gave as current whose read-back finds it gone (closed
+        while the read ran and no longer valid at `as_of`: a keyed fact's next value, written
+        meanwhile, is another memory no index had yet) makes the read run again once (`again`),
+        with the same `as_of`: the index then has what replaced it. (Fresh-user trial 15: a
+        key's current value missing from 8-26% of recall pages while the key got new values.)
+        """
         if not query.origins:
             return RetrievalResult()
         lucene = lucene_query(query.text)
@@ -195,7 +208,7 @@ class RetrievalService:
         # candidates remain (the next chunk is read).
         chunk = max(query.limit * POOL_FACTOR, POOL_MIN)
 
-        def work(tx: Tx, exact: bool) -> tuple[list[RetrievalItem], list[Unrecognized]]:
+        def work(tx: Tx, exact: bool) -> tuple[list[RetrievalItem], list[Unrecognized], int]:
             with metrics.recall_stage(read, "candidates"):
                 vector = self.candidates.vector(tx, namespace, query, embedding, exact=exact)
                 fulltext = lexical.result() if lexical is not None else Candidates()
@@ -207,6 +220,7 @@ class RetrievalService:
                 entries: list[Entry] = []
                 groups: list[Entry] = []
                 traces = None
+                raced = 0
                 if only_traces(query):
                     # A page of traces: read back and hydrated in one query (`trace_page`).
                     groups, traces = trace_page(
@@ -221,18 +235,23 @@ class RetrievalService:
                 else:
                     seen: set[str] = set()
                     for start in range(0, len(ranked), chunk):
-                        entries += self._entries(
+                        read_back, gone = self._entries(
                             tx, namespace, ranked[start : start + chunk], query, seen
                         )
+                        entries += read_back
+                        raced += gone
                         groups = group(
                             [e.fresh() for e in entries], self.config.duplicate_similarity
                         )
                         if len(groups) >= query.limit:
                             break
                 items = self._items(tx, namespace, groups[: query.limit], query, read, traces)
-            return items, vector.unrecognized + fulltext.unrecognized
+            return items, vector.unrecognized + fulltext.unrecognized, raced
 
-        items, unrecognized = read_ranked(self.graph, work)
+        items, unrecognized, raced = read_ranked(self.graph, work)
+        if raced and again:
+            log.debug("%d candidate(s) changed while read; reading again", raced)
+            return self._answer(namespace, query, read, again=False)
         # Both indexes may hide the same memory: count each once.
         metrics.hidden(read, "unrecognized", len({u.memory_id for u in unrecognized}))
         self.candidates.warn_unrecognized(namespace, unrecognized)
@@ -245,7 +264,7 @@ class RetrievalService:
         ranked: list[Ranked],
         query: RetrievalQuery,
         seen: set[str],
-    ) -> list[Entry]:
+    ) -> tuple[list[Entry], int]:
         """Read back the fused candidates (best first): versions, `has_reasoning`, `produced`.
 
         In a read of current versions a candidate closed since its index answered (an update
@@ -254,9 +273,13 @@ class RetrievalService:
         the other) is one entry, at its better rank. `seen` holds the memory ids of the
         entries already read (earlier chunks) and is updated; a history read (`known_at`,
         superseded versions) keeps every version as it was found.
+
+        Returns:
+            The entries, and how many candidates the vector index gave as current are gone
+            (changed while the read ran: `_answer` reads again).
         """
         if not ranked:
-            return []
+            return [], 0
         historical = query.historical
         rows = tx.run(
             QueryName.RETRIEVAL_LIST_HITS,
@@ -269,9 +292,11 @@ class RetrievalService:
         )
         found = {r["candidate"]: r for r in rows}
         entries = []
+        gone = 0
         for fused in ranked:
             row = found.get(fused.hit.uid)
             if row is None:
+                gone += not historical and fused.similarity is not None
                 continue
             if not historical:  # versions of one memory are items of their own in a history read
                 if row["memory"]["memory_id"] in seen:
@@ -285,7 +310,7 @@ class RetrievalService:
                     produced=tuple(row["produced"] or ()),
                 )
             )
-        return entries
+        return entries, gone
 
     def _items(
         self,
