@@ -25,8 +25,12 @@ from service.namespaces import NAMESPACE_RULE, is_namespace
 if TYPE_CHECKING:
     pass
 
+#: Help texts are Markdown: a docstring's paragraph is rewrapped to the terminal's width (the
+#: default mode kept its source line breaks, wrapping lines mid-sentence).
 app = typer.Typer(
-    help="Rationale: agent memory on Neo4j that keeps why next to what.", no_args_is_help=True
+    help="Rationale: agent memory on Neo4j that keeps why next to what.",
+    no_args_is_help=True,
+    rich_markup_mode="markdown",
 )
 
 
@@ -130,6 +134,7 @@ app.command("settings")(show_settings)
 maintenance_app = typer.Typer(
     help="Maintenance jobs: they write as origin `maintenance`, actor `job:<name>`.",
     no_args_is_help=True,
+    rich_markup_mode="markdown",
 )
 app.add_typer(maintenance_app, name="maintenance")
 

@@ -61,7 +61,7 @@ def outcome(
     """Record an outcome of a decision (origin `user`, as through the API) and print it as JSON.
 
     A failure or mixed outcome makes an active decision `challenged`. Exit code 2 on bad input
-    (unknown decision, not a decision, bad result or time), 1 when the service fails.
+    (unknown decision, not a decision, bad result or time), 1 when Neo4j or the model fails.
     """
     from pydantic import TypeAdapter, ValidationError
 
@@ -129,7 +129,7 @@ def remember(
     RATIONALE_MAX_BATCH_ITEMS, each batch one embedding call and one transaction (all or
     nothing), exactly as `POST /v1/memories/batch`. Prints what was created and what existed.
     `-` reads standard input. A UTF-8 BOM and CRLF line ends are accepted (as `ingest` does).
-    Exit code 2 on bad input (the line is named), 1 when the service fails.
+    Exit code 2 on bad input (the line is named), 1 when Neo4j or the model fails.
     """
     import json
 
