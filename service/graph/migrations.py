@@ -19,7 +19,8 @@ database still holding duplicates. In order:
    identifiers (`test_upload`: test, upload), or holds them as an earlier rule read them, get
    them as `identifier_parts` reads them now (`search_parts`, and at the end of `search_text`),
    a thousand per write; only memories holding parts or whose content may hold an identifier
-   are read. (Version 4: parts also hold joined neighbours, `getUserName`: username.)
+   are read. (Version 4: parts also hold joined neighbours, `getUserName`: username; 5: a version's
+   number, `v4.5.0`: 4.5.0 and 4.5.)
 
 At start-up they run through `apply_migrations`, once per `MIGRATIONS_VERSION`: a database
 stamped with it (one `:SchemaMigration {name: 'rationale'}` node) skips them, so a large
@@ -79,7 +80,7 @@ class MigrationReport:
 
 
 #: Bump when a step is added: a database stamped with an older version runs them all again.
-MIGRATIONS_VERSION = 4
+MIGRATIONS_VERSION = 5
 #: Memories split per write of the identifier-parts step.
 IDENTIFIER_BATCH = 1000
 

@@ -75,6 +75,16 @@ def test_a_word_written_as_two_parts_is_found_as_one(tenant: Tenant) -> None:
     assert path["memory_id"] in found(tenant, "path join")
 
 
+def test_a_version_is_found_by_its_number(tenant: Tenant) -> None:
+    """Trial 15: "4.5.0" found nothing where the text says `v4.5.0`, nor "0.38" `v0.38.x`."""
+    release = memory(tenant, "Upgraded the SDK to v4.5.0 after the TLS fix")
+    pinned = memory(tenant, "Keep pydantic pinned to v0.38.x until the migration")
+    memory(tenant, "The SDK upgrade is blocked by the TLS fix")
+    assert next(iter(found(tenant, "4.5.0"))) == release["memory_id"]
+    assert next(iter(found(tenant, "SDK 4.5"))) == release["memory_id"]
+    assert next(iter(found(tenant, "0.38"))) == pinned["memory_id"]
+
+
 def test_a_question_naming_the_identifier_ranks_its_memory_first(tenant: Tenant) -> None:
     """Trial 12: with the query's identifiers split too, short memories sharing one common
     part ("user", "settings") outranked the long log naming `load_user_settings` (#6)."""

@@ -176,7 +176,9 @@ def test_search_text_puts_the_context_first() -> None:
         ("GraphQLSchema, user_id", "graph ql schema graphql qlschema user id userid"),
         ("e.g. 3.14, v2, U.S., __init__, _private, x_y", None),
         ("APIs, URLs, DAGs and IDs", None),  # an acronym's plural is one word
-        ("at 2024-06-01T10:00:00Z, commit 9F3A2B7C1D, v1.2.3", None),
+        ("at 2024-06-01T10:00:00Z, commit 9F3A2B7C1D", None),
+        # Trial 15: a version's number, and its major and minor ("4.5.0" missed `v4.5.0`).
+        ("released v1.2.3, pinned v0.38.x; node v20, ip 10.0.0.1", "1.2.3 1.2 0.38"),
         ("a sentence. Another sentence, no identifiers", None),
         ("", None),
     ],

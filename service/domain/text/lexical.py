@@ -57,6 +57,10 @@ def lexical_context(given: str | None, previous: str | None) -> str | None:
 _IDENTIFIER_RUN = re.compile(r"[\w.]+")
 #: What separates the words of a snake_case or dotted name.
 _IDENTIFIER_SEPARATORS = re.compile(r"[_.]+")
+#: A version written with its `v` (`v4.5.0`, `V2.1`, `v0.38.x`): Lucene keeps it one token, so
+#: "4.5.0" or "0.38" never met it (fresh-user trial 15). Its number, and the number's major and
+#: minor (`4.5`), are parts.
+_VERSION = re.compile(r"(?<![\w.])[vV](?P<number>\d+(?:\.\d+)+)(?:\.[xX*])?(?!\w|\.\w)")
 #: Most identifier parts one memory adds to its lexical field.
 MAX_IDENTIFIER_PARTS = 200
 
@@ -91,7 +95,7 @@ def identifier_parts(text: str) -> str | None:
     never matches them lexically. Their parts are indexed beside the text: snake_case,
     camelCase, PascalCase, dotted names and acronyms (`HTTPServer`: http, server) split, in
     any script (`получить_данные`, `naïveBayes`), each part lower-cased and kept once, in order
-    of first appearance. A part with fewer than two letters is left out (`e.g.`, `v1.2.3`, the
+    of first appearance; a version's number follows (`v4.5.0`: 4.5.0 and 4.5, `_VERSION`). A part with fewer than two letters is left out (`e.g.`, `v1.2.3`, the
     `T10` of an ISO time, hash fragments), and so is the whole when no identifier splits.
 
     Args:
@@ -115,6 +119,12 @@ def identifier_parts(text: str) -> str | None:
             continue
         for part in [*(p for p in pieces if _letters(p) >= 2), *_joined_neighbours(run)]:
             seen.setdefault(part.lower(), None)
+            if len(seen) >= MAX_IDENTIFIER_PARTS:
+                return " ".join(seen)
+    for version in _VERSION.finditer(text):
+        number = version.group("number")
+        for part in (number, ".".join(number.split(".")[:2])):
+            seen.setdefault(part, None)
             if len(seen) >= MAX_IDENTIFIER_PARTS:
                 return " ".join(seen)
     return " ".join(seen) or None
