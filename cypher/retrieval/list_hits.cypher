@@ -1,4 +1,4 @@
-// The memory versions behind ranked retrieval hits (for a read of current versions, a version closed meanwhile read back as its memory's last version found, or dropped when the memory was retracted or corrected), each with whether a lineage-visible trace PRODUCED any version of it and, for a trace, the memory ids it PRODUCED; the four period bounds as UTC ISO-8601 text (parsed by datetime.fromisoformat: the driver's DateTime hydration in Python cost ~0.1 ms a value, most of this query's time).
+// The memory versions behind ranked retrieval hits (for a read of current versions, a version closed meanwhile read back as its memory's last version found, or dropped when the memory was retracted or corrected), each with whether a lineage-visible trace PRODUCED any version of it and, for a trace, the memory ids it PRODUCED and whether any of them still holds; the four period bounds as UTC ISO-8601 text (parsed by datetime.fromisoformat: the driver's DateTime hydration in Python cost ~0.1 ms a value, most of this query's time).
 // mode: read
 // returns: many
 // :param namespace => 'default'
@@ -43,9 +43,22 @@ CALL (m) {
   OPTIONAL MATCH (m:ReasoningTrace)-[:PRODUCED]->(p:Memory {namespace: $namespace})
   RETURN collect(DISTINCT p.memory_id) AS produced
 }
+// For a trace in a read of current versions: whether what it produced still holds at
+// $current_at (some produced memory has a current version valid then); false when all of it
+// was superseded, invalidated, retracted or corrected; null when it produced nothing.
+OPTIONAL CALL (produced) {
+  WITH produced WHERE $current_at IS NOT NULL AND size(produced) > 0
+  UNWIND produced AS produced_id
+  OPTIONAL MATCH (q:Memory {namespace: $namespace, memory_id: produced_id})
+  WHERE q.system_to IS NULL AND q.valid_from <= $current_at
+    AND (q.valid_to IS NULL OR q.valid_to > $current_at)
+  // Grouped by produced: no row in, no row out (an ungrouped count makes a row of 0).
+  WITH produced, count(q) > 0 AS in_force
+  RETURN in_force
+}
 RETURN m {.*, embedding: null, task_embedding: null, search_ns: null,
           valid_from: CASE WHEN m.valid_from IS :: ZONED DATETIME NOT NULL THEN toString(datetime({datetime: m.valid_from, timezone: 'Z'})) ELSE m.valid_from END,
           valid_to: CASE WHEN m.valid_to IS :: ZONED DATETIME NOT NULL THEN toString(datetime({datetime: m.valid_to, timezone: 'Z'})) ELSE m.valid_to END,
           system_from: CASE WHEN m.system_from IS :: ZONED DATETIME NOT NULL THEN toString(datetime({datetime: m.system_from, timezone: 'Z'})) ELSE m.system_from END,
           system_to: CASE WHEN m.system_to IS :: ZONED DATETIME NOT NULL THEN toString(datetime({datetime: m.system_to, timezone: 'Z'})) ELSE m.system_to END
-       } AS memory, has_reasoning, produced, uid AS candidate
+       } AS memory, has_reasoning, produced, in_force, uid AS candidate

@@ -224,6 +224,8 @@ def ranked(answer: Json, what: str) -> str:
             notes.append(f"lineage {item['lineage']}")
         if item.get("current") is False:
             notes.append("closed version")
+        if item.get("in_force") is False:
+            notes.append("its conclusion no longer holds (superseded, invalidated or retracted)")
         if item.get("kind") == "reasoning":
             lines.append(f"{n}. ({'; '.join(notes)})")
             lines.append(trace(item, indent="   "))

@@ -75,6 +75,12 @@ class RetrievalItem(BaseModel):
         description="For a trace: what it produced that ranked below it (not repeated as "
         "items): [{memory_id, kind, version, score}].",
     )
+    in_force: bool | None = Field(
+        default=None,
+        description="For a trace that produced something (in a read of current versions): "
+        "whether any of it still holds at `as_of`; false when all of it was superseded, "
+        "invalidated or retracted (such a trace ranks lower). Absent otherwise.",
+    )
     explain: dict[str, Any] | None = Field(
         default=None, description="Why it matched (when `explain` was asked)."
     )

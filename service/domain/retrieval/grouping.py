@@ -12,6 +12,10 @@ from service.domain.text import similarity
 from service.graph.records import MemoryRecord
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+#: Factor of the score of a trace whose conclusion no longer holds (`Entry.ended`): the
+#: reasoning behind a superseded decision ranks below the one that replaced it (fresh-user
+#: trial 15: ADR013, "superseded by ADR014", was the first answer to the question both answer).
+ENDED_FACTOR = 0.5
 
 
 @dataclass
@@ -23,7 +27,11 @@ class Entry:
         memory: the stored version.
         has_reasoning: a lineage-visible trace `PRODUCED` some version of it.
         produced: for a trace, the memory ids it `PRODUCED`.
-        score: the group's score: its lead's fused score (the best of its members).
+        in_force: for a trace in a read of current versions, whether any memory it produced
+            still holds at the read's `as_of` (None: it produced nothing, or a history read).
+            When none does (`ended`: superseded, invalidated, retracted) its score is
+            `ENDED_FACTOR` of its fused one.
+        score: the group's score: its lead's (the best of its members).
         duplicates: near-duplicates collapsed into it, best first.
         reasoning: the trace (as an entry) that produced it and was ranked below it, or None.
         produced_items: for a trace, what it produced that was ranked below it.
@@ -33,17 +41,34 @@ class Entry:
     memory: MemoryRecord
     has_reasoning: bool
     produced: tuple[str, ...] = ()
+    in_force: bool | None = None
     score: float = 0.0
     duplicates: list[Entry] = field(default_factory=list)
     reasoning: Entry | None = None
     produced_items: list[Entry] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self.score = self.ranked.score
+        self.score = self.ranked.score * (ENDED_FACTOR if self.ended else 1.0)
+
+    @property
+    def ended(self) -> bool:
+        """True for a trace none of whose produced memories holds any more (`in_force`)."""
+        return self.in_force is False
 
     def fresh(self) -> Entry:
         """Return this candidate without any grouping (to group a longer list again)."""
-        return Entry(self.ranked, self.memory, self.has_reasoning, self.produced)
+        return Entry(self.ranked, self.memory, self.has_reasoning, self.produced, self.in_force)
+
+
+def in_force_first(entries: list[Entry]) -> list[Entry]:
+    """Return entries best first by their own score (`Entry.score`), rejected traces last.
+
+    The fused order, but a trace whose conclusion ended (`Entry.ended`) moves down to where
+    its lowered score puts it; the order is otherwise kept (a stable sort).
+    """
+    if not any(e.ended for e in entries):
+        return entries
+    return sorted(entries, key=lambda e: (e.ranked.last, -e.score))
 
 
 @lru_cache(maxsize=65536)

@@ -357,6 +357,9 @@ class RetrievalItem:
             produced it and was ranked with it (not repeated as an item), or None.
         produced_items: for a trace, `[{memory_id, kind, version, score}]` of what it
             produced that was ranked below it (not repeated as items), or None.
+        in_force: for a trace that produced something, whether any of it still holds at the
+            read's `as_of` (False: all of it was superseded, invalidated or retracted, and the
+            trace ranks lower); None otherwise.
         explain: why it matched (`explain.explanation`), when asked, else None.
     """
 
@@ -371,6 +374,7 @@ class RetrievalItem:
     reasoning: dict[str, Any] | None = None
     produced_items: list[dict[str, Any]] | None = None
     explain: dict[str, Any] | None = None
+    in_force: bool | None = None
 
     @property
     def origin(self) -> str:
@@ -404,6 +408,7 @@ class RetrievalItem:
                     ("duplicates", self.duplicates),
                     ("reasoning", self.reasoning),
                     ("produced_items", self.produced_items),
+                    ("in_force", self.in_force),
                     ("explain", self.explain),
                 )
                 if value is not None

@@ -20,7 +20,7 @@ from service.domain.retrieval.explain import (
     reasoning_of,
 )
 from service.domain.retrieval.fusion import fuse
-from service.domain.retrieval.grouping import Entry, group
+from service.domain.retrieval.grouping import Entry, group, in_force_first
 from service.domain.retrieval.models import (
     Candidates,
     Ranked,
@@ -241,7 +241,8 @@ class RetrievalService:
                         entries += read_back
                         raced += gone
                         groups = group(
-                            [e.fresh() for e in entries], self.config.duplicate_similarity
+                            in_force_first([e.fresh() for e in entries]),
+                            self.config.duplicate_similarity,
                         )
                         if len(groups) >= query.limit:
                             break
@@ -308,6 +309,7 @@ class RetrievalService:
                     memory=MemoryRecord.from_props(row["memory"]),
                     has_reasoning=bool(row["has_reasoning"]),
                     produced=tuple(row["produced"] or ()),
+                    in_force=row.get("in_force"),
                 )
             )
         return entries, gone
@@ -362,6 +364,7 @@ class RetrievalService:
                     duplicates=duplicates_of(entry),
                     reasoning=reasoning_of(entry),
                     produced_items=produced_of(entry),
+                    in_force=entry.in_force,
                     explain=explanation(entry, words, self.config.fusion)
                     if query.explain
                     else None,
