@@ -132,6 +132,21 @@ def test_aider_whole_file_and_udiff_edits_are_actions_not_thoughts() -> None:
     ]
 
 
+def test_a_short_aider_history_is_known_by_its_header() -> None:
+    """Trial 16: requests and a whole-file edit, no console lines: read as text."""
+    text = (
+        "# aider chat started at 2024-05-01 10:00:00\n\n#### rewrite main\n\n"
+        "src/main.py\n```python\nprint('hi')\n```\n\n#### second request\n\nok\n"
+    )
+    fmt, units = _auto(text, "a.md")
+    assert fmt == "aider"
+    assert ("action", "edit src/main.py") in _steps(units[0])
+    # Markdown with #### headings and no Aider header stays text.
+    assert (
+        _auto("# Notes\n\n#### Setup\n\nRun it.\n\n#### Usage\n\nCall it.\n", "n.md")[0] == "text"
+    )
+
+
 def test_aider_command_echo_and_banner_of_a_new_session_are_no_steps() -> None:
     units = parse_document(_AIDER, "aider", "h.md").units
     requests = [u.trace.task for u in units if u.trace is not None]

@@ -230,6 +230,17 @@ def test_mini_swe_agent_messages_saved_alone_are_a_trajectory() -> None:
         ]
         assert _steps(unit)[-1] == ("conclusion", f"Submitted patch: {_DIFF.strip()}")
         assert unit.extra["exit_status"] == "Submitted"
+    # Trial 16: the submitting output in its wrapper, the echoed mark first: the patch alone.
+    wrapped = [
+        *messages[:-1],
+        {
+            "role": "user",
+            "content": f"<returncode>0</returncode>\n<output>\n{_SUBMIT.split()[1]}\n"
+            f"{_DIFF.strip()}\n</output>",
+        },
+    ]
+    (unit,) = parse_document(json.dumps(wrapped), "auto", "run.json").units
+    assert _steps(unit)[-1] == ("conclusion", f"Submitted patch: {_DIFF.strip()}")
 
 
 # --- AsciiDoc ADRs -----------------------------------------------------------------------------

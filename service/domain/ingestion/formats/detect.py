@@ -30,6 +30,8 @@ _AIDER_MARKS = (
     (re.compile(r"^> (?:Aider v|Main model: )", re.MULTILINE), "aider banner"),
     (re.compile(r"^> Commit [0-9a-f]{7,} ", re.MULTILINE), "'> Commit <sha>' lines"),
 )
+#: Aider's session header on any line (`aider.SESSION_START` matches one line).
+_AIDER_HEADER = re.compile(SESSION_START.pattern, re.MULTILINE)
 _TERMINAL_AGENT = re.compile(r"^(?:⏺|✦) ", re.MULTILINE)
 _TERMINAL_USER = re.compile(r"^> \S", re.MULTILINE)
 _TERMINAL_TOOL = re.compile(r"^(?:⏺ [A-Z]\w*\(|\s+⎿ |\s*│ [✔✗-] +[A-Z]\w*)", re.MULTILINE)
@@ -110,9 +112,12 @@ def _text_session(content: str) -> Detection | None:
     """Return ``aider`` or ``terminal`` when the text reads as such a session, or None."""
     user_lines = len(re.findall(r"^#### ", content, re.MULTILINE))
     marks = [label for pattern, label in _AIDER_MARKS if pattern.search(content)]
-    if SESSION_START.search(content.split("\n", 1)[0] + "\n" + content) and user_lines:
+    header = bool(user_lines and _AIDER_HEADER.search(content))
+    if header:
         marks.insert(0, "'# aider chat started at' header")
-    if user_lines and len(marks) >= 2:
+    # Aider's own header line suffices: a short history (whole-file edits, no console lines)
+    # has no other mark (a verification trial: read as text).
+    if user_lines and (header or len(marks) >= 2):
         return Detection("aider", (f"{user_lines} '#### ' user lines", *marks))
     agent = len(_TERMINAL_AGENT.findall(content))
     users = len(_TERMINAL_USER.findall(content))

@@ -107,8 +107,11 @@ def _bare_info(messages: list[Any]) -> dict[str, str]:
     ):
         return {}
     answer = messages[responses[-1] + 1 : responses[-1] + 2]
-    submission = _text(answer[0].get("content")) if answer else ""
-    return {"exit_status": "Submitted", "submission": submission}
+    output = _observation_text(_text(answer[0].get("content"))) if answer else ""
+    lines = output.splitlines()
+    while lines and lines[0].strip() in _SUBMIT_MARKS:  # the mark the response echoed
+        lines.pop(0)
+    return {"exit_status": "Submitted", "submission": "\n".join(lines).strip()}
 
 
 def _text(value: Any) -> str:
