@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.api.routes.guide import CORS
+from service.api.errors import BROWSER_CORS as CORS
 from tests.conftest import Tenant
 
 BROWSER = {"Origin": "http://localhost:7474"}

@@ -19,12 +19,9 @@ from service.api.errors import BROWSER_CORS, error_responses
 from service.errors import InvalidInputError
 from service.namespaces import NAMESPACE_PATTERN, NAMESPACE_RULE, is_namespace
 
-#: Neo4j Browser (served by Neo4j on another origin) fetches these with custom headers.
-CORS = BROWSER_CORS
-
 
 class BrowserRoute(ScopedRoute):
-    """A `/browser/*` route: every answer it gives carries `CORS`, refusals included.
+    """A `/browser/*` route: every answer it gives carries `BROWSER_CORS`, refusals included.
 
     The exception handlers render a refusal (a 422 for a bad `namespace`) inside the route's
     app, so headers added to what the route sends reach the Browser with the error's detail,
@@ -37,19 +34,19 @@ class BrowserRoute(ScopedRoute):
     strict_query = True
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Run the route, adding the `CORS` headers it did not set to its answer."""
+        """Run the route, adding the `BROWSER_CORS` headers it did not set to its answer."""
 
         async def send_with_cors(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = MutableHeaders(scope=message)
-                for name, value in CORS.items():
+                for name, value in BROWSER_CORS.items():
                     headers.setdefault(name, value)
             await send(message)
 
         try:
             await super().handle(scope, receive, send_with_cors)
         except HTTPException as exc:
-            exc.headers = {**CORS, **(exc.headers or {})}
+            exc.headers = {**BROWSER_CORS, **(exc.headers or {})}
             raise
 
 

@@ -55,8 +55,6 @@ def lexical_context(given: str | None, previous: str | None) -> str | None:
 
 #: Runs of letters, digits, `_` and `.` (any script): where a compound identifier may be.
 _IDENTIFIER_RUN = re.compile(r"[\w.]+")
-#: What separates the words of a snake_case or dotted name.
-_IDENTIFIER_SEPARATORS = re.compile(r"[_.]+")
 #: A version written with its `v` (`v4.5.0`, `V2.1`, `v0.38.x`): Lucene keeps it one token, so
 #: "4.5.0" or "0.38" never met it (fresh-user trial 15). Its number, and the number's major and
 #: minor (`4.5`), are parts.
@@ -95,8 +93,10 @@ def identifier_parts(text: str) -> str | None:
     never matches them lexically. Their parts are indexed beside the text: snake_case,
     camelCase, PascalCase, dotted names and acronyms (`HTTPServer`: http, server) split, in
     any script (`получить_данные`, `naïveBayes`), each part lower-cased and kept once, in order
-    of first appearance; a version's number follows (`v4.5.0`: 4.5.0 and 4.5, `_VERSION`). A part with fewer than two letters is left out (`e.g.`, `v1.2.3`, the
-    `T10` of an ISO time, hash fragments), and so is the whole when no identifier splits.
+    of first appearance, with neighbouring parts joined (`_run_parts`). A part with fewer than
+    two letters is left out (`e.g.`, the `T10` of an ISO time, hash fragments), and so is the
+    whole when no identifier splits. A version's number follows (`v4.5.0`: 4.5.0 and 4.5,
+    `_VERSION`).
 
     Args:
         text: a memory's own text (`content`).
@@ -108,25 +108,14 @@ def identifier_parts(text: str) -> str | None:
         `identifier_parts("Why does test_upload fail in CI?")` is `"test upload"`.
     """
     seen: dict[str, None] = {}
-    for run in _IDENTIFIER_RUN.findall(text):
-        pieces = [
-            piece
-            for word in _IDENTIFIER_SEPARATORS.split(run.strip("_."))
-            for piece in _camel_pieces(word)
-            if piece
-        ]
-        if len(pieces) < 2:
-            continue
-        for part in [*(p for p in pieces if _letters(p) >= 2), *_joined_neighbours(run)]:
-            seen.setdefault(part.lower(), None)
-            if len(seen) >= MAX_IDENTIFIER_PARTS:
-                return " ".join(seen)
-    for version in _VERSION.finditer(text):
-        number = version.group("number")
-        for part in (number, ".".join(number.split(".")[:2])):
-            seen.setdefault(part, None)
-            if len(seen) >= MAX_IDENTIFIER_PARTS:
-                return " ".join(seen)
+    parts = itertools.chain(
+        (part for run in _IDENTIFIER_RUN.findall(text) for part in _run_parts(run)),
+        (part for version in _VERSION.finditer(text) for part in _version_parts(version)),
+    )
+    for part in parts:
+        seen.setdefault(part, None)
+        if len(seen) >= MAX_IDENTIFIER_PARTS:
+            break
     return " ".join(seen) or None
 
 
@@ -134,25 +123,34 @@ def _letters(piece: str) -> int:
     return sum(c.isalpha() for c in piece)
 
 
-def _joined_neighbours(run: str) -> list[str]:
-    """Return an identifier's neighbouring parts joined, where Lucene does not hold them already.
+def _run_parts(run: str) -> list[str]:
+    """Return the parts of one run of letters, digits, `_` and `.` (lower case, in order).
 
-    A word written as two parts is often asked for as one (`getUserName`: "username";
-    `GraphQLSchema`: "graphql"; `user_id`: "userid", as `userId` is one token). Two
-    neighbours of two letters or more are joined unless they make a whole `_`-free word
-    (`HTTPServer` is a token of the text already) or meet at a `.` (`os.path`, `policy.py`:
-    a path, not a word).
+    Nothing when it does not split in two pieces or more. The pieces of two letters or more,
+    then neighbouring pieces joined: a word written as two parts is often asked for as one
+    (`getUserName`: "username"; `GraphQLSchema`: "graphql"; `user_id`: "userid", as `userId`
+    is one token). Two neighbours are joined unless they make a whole `_`-free word
+    (`HTTPServer` is a token of the text already) or meet at a `.` (`os.path`, `policy.py`: a
+    path, not a word).
     """
-    joined = []
-    for segment in run.strip("_.").split("."):
-        words = [w for w in segment.split("_") if w]
-        pieces = [piece for word in words for piece in _camel_pieces(word) if piece]
+    segments = [[w for w in segment.split("_") if w] for segment in run.strip("_.").split(".")]
+    pieces = [[p for word in words for p in _camel_pieces(word) if p] for words in segments]
+    if sum(len(of_segment) for of_segment in pieces) < 2:
+        return []
+    parts = [p.lower() for of_segment in pieces for p in of_segment if _letters(p) >= 2]
+    for words, of_segment in zip(segments, pieces, strict=True):
         wholes = {word.lower() for word in words}
-        for left, right in itertools.pairwise(pieces):
+        for left, right in itertools.pairwise(of_segment):
             pair = (left + right).lower()
             if _letters(left) >= 2 and _letters(right) >= 2 and pair not in wholes:
-                joined.append(pair)
-    return joined
+                parts.append(pair)
+    return parts
+
+
+def _version_parts(version: re.Match[str]) -> tuple[str, str]:
+    """Return a version's number and its major and minor (`v4.5.0`: 4.5.0 and 4.5)."""
+    number = version.group("number")
+    return number, ".".join(number.split(".")[:2])
 
 
 def search_text(context: str | None, content: str, parts: str | None = None) -> str:

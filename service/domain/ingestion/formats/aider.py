@@ -50,31 +50,16 @@ def _handed_on(trace: SessionTrace, text: str) -> bool:
     return last is not None and _same_text(text, trace.steps[last].content)
 
 
-def _edit_closes(lines: list[str]) -> list[int]:
-    """Return, per line index, the first index at or after it closing an edit block.
+def _next_matching(lines: list[str], *patterns: re.Pattern[str]) -> list[int]:
+    """Return, per line index, the first index at or after it whose line matches a pattern.
 
-    That is a ``>>>>>>> REPLACE``/``UPDATED`` line or a session header (an edit never spans
-    sessions); ``len(lines)`` when none follows. One pass from the end, so finding where the
-    replies end (`_reply_end`) stays linear however many blocks are left open.
+    ``len(lines)`` when none follows. One pass from the end, so finding where replies and
+    blocks end stays linear however many blocks are left open.
     """
-    closes = [len(lines)] * (len(lines) + 1)
+    found = [len(lines)] * (len(lines) + 1)
     for k in range(len(lines) - 1, -1, -1):
-        line = lines[k]
-        closes[k] = k if _EDIT_END.match(line) or SESSION_START.match(line) else closes[k + 1]
-    return closes
-
-
-def _fence_closes(lines: list[str]) -> list[int]:
-    """Return, per line index, the first index at or after it holding a fence alone.
-
-    A session header ends the search there too (a block never spans sessions); ``len(lines)``
-    when none follows. One pass from the end (see `_edit_closes`).
-    """
-    closes = [len(lines)] * (len(lines) + 1)
-    for k in range(len(lines) - 1, -1, -1):
-        line = lines[k]
-        closes[k] = k if _BARE_FENCE.match(line) or SESSION_START.match(line) else closes[k + 1]
-    return closes
+        found[k] = k if any(p.match(lines[k]) for p in patterns) else found[k + 1]
+    return found
 
 
 def _fenced_edit(
@@ -84,9 +69,8 @@ def _fenced_edit(
 
     Aider's ``whole`` format names the file on a line of its own above a code block holding
     the file's new contents; its ``udiff`` format writes a unified diff in a ``diff`` block
-    (``--- a/x``, ``+++ b/x``). A block holding a SEARCH/REPLACE edit is no such edit (`edits`
-    is `_edit_closes`-like: the first edit marker at or after each index). `fences` is
-    `_fence_closes` of `lines`.
+    (``--- a/x``, ``+++ b/x``). A block holding a SEARCH/REPLACE edit is no such edit.
+    `fences` and `edits` are `_Marks.fences` and `_Marks.starts` of `lines`.
     """
     if i + 1 >= len(lines):
         return None
@@ -105,17 +89,12 @@ def _fenced_edit(
     return None
 
 
-def _edit_starts(lines: list[str]) -> list[int]:
-    """Return, per line index, the first index at or after it holding a SEARCH/ORIGINAL marker."""
-    starts = [len(lines)] * (len(lines) + 1)
-    for k in range(len(lines) - 1, -1, -1):
-        starts[k] = k if _EDIT_START.match(lines[k]) else starts[k + 1]
-    return starts
-
-
 @dataclass(frozen=True)
 class _Marks:
-    """Where each line's next edit close, fence alone and edit marker are (one pass each)."""
+    """Per line, where the next edit close, fence alone and edit marker are (`_next_matching`).
+
+    An edit block and a fenced block never span sessions: a session header closes both.
+    """
 
     closes: list[int]
     fences: list[int]
@@ -123,7 +102,11 @@ class _Marks:
 
     @classmethod
     def of(cls, lines: list[str]) -> _Marks:
-        return cls(_edit_closes(lines), _fence_closes(lines), _edit_starts(lines))
+        return cls(
+            _next_matching(lines, _EDIT_END, SESSION_START),
+            _next_matching(lines, _BARE_FENCE, SESSION_START),
+            _next_matching(lines, _EDIT_START),
+        )
 
 
 def _reply_end(lines: list[str], i: int, marks: _Marks) -> int:

@@ -14,7 +14,7 @@ from service.domain.ingestion.formats.codex import ITEM_TYPES, rollout_items
 from service.domain.ingestion.formats.common import FormatError, check_text
 from service.domain.ingestion.formats.console import console_text
 from service.domain.ingestion.formats.jsonl import try_jsonl
-from service.domain.ingestion.formats.mini_swe_agent import is_bare_messages, is_mini_trajectory
+from service.domain.ingestion.formats.mini_swe_agent import is_mini_trajectory
 from service.domain.ingestion.formats.openhands import is_event_list
 from service.domain.ingestion.formats.react import REACT_ANY_TAG, looks_like_react
 
@@ -54,13 +54,13 @@ def _json_format(data: Any) -> Detection | None:
         return Detection("openhands", (f"{what} of events with 'action'/'observation'",))
     if isinstance(data, dict) and "trajectory" in data:
         return Detection("swe-agent", ("JSON object with 'trajectory'",))
-    if is_bare_messages(data):
-        return Detection(
-            "swe-agent", ("mini-swe-agent JSON list of messages (```bash, <returncode>)",)
-        )
     if is_mini_trajectory(data):
-        version = data.get("trajectory_format") or "info.exit_status/submission"
-        return Detection("swe-agent", (f"mini-swe-agent JSON object with 'messages' ({version})",))
+        if isinstance(data, list):
+            what = "JSON list of messages (```bash, <returncode>)"
+        else:
+            version = data.get("trajectory_format") or "info.exit_status/submission"
+            what = f"JSON object with 'messages' ({version})"
+        return Detection("swe-agent", (f"mini-swe-agent {what}",))
     if isinstance(data, dict) and any(
         isinstance(v, str) and looks_like_react(v) for v in data.values()
     ):
