@@ -39,11 +39,13 @@ def _when(value: Any) -> str:
     return str(value) if value else "now"
 
 
-def memory_line(m: Json) -> str:
+def memory_line(m: Json, *, content: bool = True) -> str:
     """Render one memory version on one line: kind, content, then id, version and its times.
 
     Args:
         m: a memory in the REST shape (`memory_id`, `version`, `kind`, `content`, times...).
+        content: False writes "same text" for the content (a later version of a memory
+            whose text the line before showed).
 
     Returns:
         e.g. `[decision] Use a lock (id 3f..., v2, challenged, valid 2024-... to now, by user)`.
@@ -61,7 +63,8 @@ def memory_line(m: Json) -> str:
     origin = (m.get("created_by") or {}).get("origin")
     if origin:
         facts.append(f"by {origin}")
-    return f"[{m.get('kind')}] {m.get('content')} ({', '.join(facts)})"
+    text = m.get("content") if content else "same text"
+    return f"[{m.get('kind')}] {text} ({', '.join(facts)})"
 
 
 def _cite(c: Json) -> str:
@@ -111,8 +114,37 @@ def trace(t: Json, indent: str = "") -> str:
     ]
     if t.get("conclusion"):
         lines.append(f"{indent}Conclusion: {t['conclusion']}")
-    lines.extend(f"{indent}Produced: {memory_line(m)}" for m in t.get("produced") or [])
+    lines.extend(produced_lines(list(t.get("produced") or []), indent))
     return "\n".join(lines)
+
+
+def produced_lines(produced: list[Json], indent: str = "") -> list[str]:
+    """Render what a trace produced: each memory's produced version, then how it stands now.
+
+    REST's `produced` holds the version the trace produced and, when the memory changed since,
+    its latest version too (oldest first); the latest is one `Now:` line under the produced
+    one, its text written only when it differs (trial 16: a challenged decision was shown
+    twice, each whole, as two things produced).
+
+    Args:
+        produced: a trace's `produced` (REST shape).
+        indent: prefix of every line.
+
+    Returns:
+        e.g. `Produced: [decision] Use a lock (id 3f..., v1, ..., no longer believed since ...)`
+        then `  Now: [decision] same text (id 3f..., v2, challenged, ...)`.
+    """
+    versions: dict[str, list[Json]] = {}
+    for m in produced:
+        versions.setdefault(str(m.get("memory_id")), []).append(m)
+    lines = []
+    for found in versions.values():
+        first, latest = found[0], found[-1]
+        lines.append(f"{indent}Produced: {memory_line(first)}")
+        if latest is not first:
+            same = latest.get("content") == first.get("content")
+            lines.append(f"{indent}  Now: {memory_line(latest, content=not same)}")
+    return lines
 
 
 def recorded_trace(answer: Json) -> str:

@@ -69,3 +69,29 @@ def test_a_texts_terminal_controls_are_shown_escaped() -> None:
     text = render.shown("\x1b[31mred\x1b[0m\rover\x08\x07 \x9b2J\x7f")
     assert text == "\\u001b[31mred\\u001b[0m\\u000dover\\u0008\\u0007 \\u009b2J\\u007f"
     assert render.shown("line one\n\tindented") == "line one\n\tindented"
+
+
+def test_a_produced_memory_that_changed_is_one_item_with_how_it_stands_now() -> None:
+    produced = [
+        {
+            "memory_id": "d1",
+            "version": 1,
+            "kind": "decision",
+            "content": "Use Kafka",
+            "system_to": "2026-12-05T10:00:00Z",
+        },
+        {
+            "memory_id": "d1",
+            "version": 2,
+            "kind": "decision",
+            "content": "Use Kafka",
+            "status": "challenged",
+        },
+        {"memory_id": "d2", "version": 1, "kind": "fact", "content": "Queue is Kafka"},
+    ]
+    text = render.trace({"trace_id": "t", "task": "pick a queue", "produced": produced})
+    assert text.count("Produced:") == 2
+    assert text.count("Use Kafka") == 1
+    assert "  Now: [decision] same text (id d1, v2, challenged," in text
+    changed = [produced[0], {**produced[1], "content": "Use RabbitMQ"}]
+    assert "  Now: [decision] Use RabbitMQ (id d1, v2," in render.trace({"produced": changed})
