@@ -70,6 +70,13 @@ def test_the_trace_of_a_superseded_decision_ranks_below_its_successor(tenant: Te
         assert [t["memory_id"] for t in traces] == [*new["trace_ids"], *old["trace_ids"]], door
         assert [t["in_force"] for t in traces] == [True, False], door
         assert all(i.get("in_force") is None for i in items if i["kind"] != "reasoning"), door
+    # A page of traces only (read whole, without list_hits) says so and ranks them alike.
+    for door in ("recall", "search"):
+        page = tenant.post(
+            f"/v1/{door}", json={"query": query, "limit": 10, "kinds": ["reasoning"]}
+        ).json()["items"]
+        assert [t["memory_id"] for t in page] == [*new["trace_ids"], *old["trace_ids"]], door
+        assert [t["in_force"] for t in page] == [True, False], door
     # A history read (superseded versions too) says nothing of what holds now.
     history = tenant.post(
         "/v1/search", json={"query": query, "limit": 10, "include_superseded": True}

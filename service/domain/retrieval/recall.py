@@ -231,6 +231,7 @@ class RetrievalService:
                         utcnow(),
                         self.policy.origins(read),
                         self.config.duplicate_similarity,
+                        query.as_of,
                     )
                 else:
                     seen: set[str] = set()

@@ -7,9 +7,9 @@ from datetime import datetime
 
 from service.domain.models import Kind
 from service.domain.reasoning import read_traces
-from service.domain.retrieval.grouping import Entry, group
+from service.domain.retrieval.grouping import Entry, group, in_force_first
 from service.domain.retrieval.models import Ranked, RetrievalQuery
-from service.graph.records import TraceRecord
+from service.graph.records import MemoryRecord, TraceRecord
 from service.graph.repository import Runner
 
 
@@ -25,6 +25,32 @@ def only_traces(query: RetrievalQuery) -> bool:
     )
 
 
+def in_force(produced: Sequence[MemoryRecord], as_of: datetime) -> bool | None:
+    """Return whether anything a trace produced still holds at `as_of` (None: it produced nothing).
+
+    `produced` is a trace's `TraceRecord.produced` (each memory's produced version and, when
+    it changed since, its latest, oldest first): a memory holds when its latest version is
+    current (not closed in system time) and valid at `as_of`, as `retrieval/list_hits` decides
+    for a recall's traces.
+    """
+    latest = {p.memory_id: p for p in produced}
+    if not latest:
+        return None
+    return any(
+        m.system_to is None and m.valid_from <= as_of and (m.valid_to is None or m.valid_to > as_of)
+        for m in latest.values()
+    )
+
+
+def _settled(groups: list[Entry], limit: int, ranked: list[Ranked], start: int) -> bool:
+    """Return True when no candidate not yet read can enter the page (see `trace_page`)."""
+    if len(groups) < limit:
+        return start >= len(ranked)
+    page = groups[:limit]
+    lowest = min(g.score for g in page)
+    return start >= len(ranked) or not any(g.ended for g in page) or ranked[start].score <= lowest
+
+
 def trace_page(
     runner: Runner,
     namespace: str,
@@ -33,6 +59,7 @@ def trace_page(
     now: datetime,
     origins: Sequence[str],
     similarity: float,
+    as_of: datetime | None = None,
 ) -> tuple[list[Entry], dict[str, TraceRecord]]:
     """Return the page's groups and their whole traces, best first, `limit` traces per query.
 
@@ -42,6 +69,12 @@ def trace_page(
     gone, or whose version is no longer the one ranked, is skipped: the next candidates are
     read until the page is full, so it is never short while candidates remain.
 
+    A trace none of whose produced memories holds at `as_of` (`in_force` False: superseded,
+    invalidated, retracted) scores `grouping.ENDED_FACTOR` of its fused score, as in a
+    recall's page; while the page holds one, the next candidates are read as long as the
+    best of them scores above the page's lowest, so a trace that now outranks it takes its
+    place.
+
     Args:
         runner: the read transaction.
         namespace: the caller's namespace.
@@ -50,17 +83,21 @@ def trace_page(
         now: the instant cited memories' changes are judged at.
         origins: the origins the read may see (cited memories of others come back hidden).
         similarity: the near-duplicate threshold (`grouping.group`).
+        as_of: the read's valid time (`in_force` is judged then); `now` when None.
 
     Returns:
         At most `limit` groups (`has_reasoning` False, `produced` the memory ids each trace
-        produced, collapsed copies in `duplicates`) and trace id -> trace for those read.
+        produced, `in_force` set, collapsed copies in `duplicates`) and trace id -> trace
+        for those read.
     """
+    at = as_of or now
     entries: list[Entry] = []
     groups: list[Entry] = []
     traces: dict[str, TraceRecord] = {}
     start = 0
-    while len(groups) < limit and start < len(ranked):
-        chunk = ranked[start : start + limit - len(groups)]
+    while not _settled(groups, limit, ranked, start):
+        size = max(limit - len(groups), sum(g.ended for g in groups[:limit]))
+        chunk = ranked[start : start + size]
         start += len(chunk)
         found = read_traces(runner, namespace, [r.hit.memory_id for r in chunk], now, origins)
         for fused in chunk:
@@ -74,7 +111,8 @@ def trace_page(
                     memory=record.trace,
                     has_reasoning=False,
                     produced=tuple(dict.fromkeys(p.memory_id for p in record.produced)),
+                    in_force=in_force(record.produced, at),
                 )
             )
-        groups = group([e.fresh() for e in entries], similarity)
+        groups = group(in_force_first([e.fresh() for e in entries]), similarity)
     return groups[:limit], traces
