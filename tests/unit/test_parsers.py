@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from service.domain.ingestion.formats import FormatError, adr_key, detect_format, parse
+from service.domain.ingestion.formats import FormatError, adr_key, detect_format, openhands, parse
 from service.domain.ingestion.formats.common import MAX_OBSERVATION_CHARS, MAX_TEXT_CHUNK_CHARS
 from service.domain.models import IngestUnit, StepKind, StepStatus
 from service.tools import gate_report, gate_variants
@@ -605,3 +605,20 @@ def test_report_rows_aggregate_multi_trace_files(
     )
     assert "precision" in text
     assert "recall" in text
+
+
+def test_a_finished_openhands_run_produces_a_decision_as_a_session_does() -> None:
+    (unit,) = units_of(TRAJ / "openhands" / "basic.json")
+    assert unit.trace is not None and unit.trace.produced is not None
+    assert unit.trace.produced.kind == "decision"
+    assert unit.trace.produced.status == "active"
+    assert unit.trace.produced.content.startswith("I've created a simple implementation")
+    task = {"id": 0, "action": "message", "source": "user", "args": {"content": "Add 1 and 1"}}
+    reply = {"id": 1, "action": "message", "source": "agent", "args": {"content": "It is 2."}}
+    thanks = {"id": 2, "action": "finish", "source": "agent", "args": {"thought": "All done!"}}
+    unfinished = openhands.parse(json.dumps([task, reply]), "e.json")[0].trace
+    assert unfinished is not None and unfinished.produced is not None
+    assert unfinished.produced.kind == "observation"  # no finish: the run did not conclude
+    chatter = openhands.parse(json.dumps([task, thanks]), "e.json")[0].trace
+    assert chatter is not None and chatter.produced is not None
+    assert chatter.produced.kind == "observation"  # "All done!" decides nothing

@@ -6,6 +6,7 @@ import json
 from datetime import datetime
 from typing import Any
 
+from service.domain.ingestion.formats.chatter import is_chatter
 from service.domain.ingestion.formats.common import (
     MAX_OBSERVATION_CHARS,
     MAX_STEP_CHARS,
@@ -112,8 +113,11 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
     ``args.final_thought``, else ``args.thought``, else its ``message``); without ``finish`` the
     last agent message becomes the conclusion instead of an action. A ``think`` action is one
     ``thought`` step (its thought; none when empty), and its acknowledgement ("Your thought has
-    been logged.") no observation. The produced ``observation`` is
-    the finish thought, else the last agent message, else the finish message. Events
+    been logged.") no observation. The trace produces the finish thought, else the last agent
+    message, else the finish message: a ``decision`` (status ``active``) when the run finished
+    (a ``finish`` action) and that text is not chatter (`is_chatter`), as a session's last
+    answer is (trial 16: an OpenHands run's result had been an observation, no decision to
+    follow an outcome or a challenge on); an ``observation`` otherwise. Events
     `OPENHANDS_SKIPPED_ACTIONS` / `OPENHANDS_SKIPPED_OBSERVATIONS` are bookkeeping and are listed in
     ``unit.extra["skipped_events"]``. So ``len(steps) == (user messages - 1) + (agent non-finish,
     non-think actions with a thought) + (agent non-finish actions) + (observation events) + (1 if
@@ -226,11 +230,14 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
             content=truncate(last_agent_message or "", MAX_STEP_CHARS),
         )
     result = finish_thought or last_agent_message or finish_text
-    produced = (
-        ProducedDraft(kind=Kind.OBSERVATION, content=truncate(result, MAX_STEP_CHARS))
-        if result
-        else None
-    )
+    produced = None
+    if result and finish_text is not None and not is_chatter(result):
+        # The run finished and says what it did: its decision, as a session's last answer is.
+        produced = ProducedDraft(
+            kind=Kind.DECISION, content=truncate(result, MAX_STEP_CHARS), status="active"
+        )
+    elif result:
+        produced = ProducedDraft(kind=Kind.OBSERVATION, content=truncate(result, MAX_STEP_CHARS))
     task = task or f"OpenHands session {stem}"
     return [
         IngestUnit(
