@@ -185,6 +185,26 @@ def test_conclusion_unrelated_to_the_evidence_is_unsupported() -> None:
     assert "unsupported_conclusion" in codes(draft)
 
 
+def test_a_thought_linking_evidence_to_the_conclusion_supports_it() -> None:
+    """Trial 15: a sensible RabbitMQ -> Kafka trace was refused, its conclusion naming only
+    what its reasoning step had brought in."""
+    observed = s(OBS, "RabbitMQ queues back up during peak traffic.")
+    bridge = s(T, "Kafka absorbs peak traffic with partitioned logs.")
+    conclude = s(C, "Switch to Kafka.")
+    linked = TraceDraft(task="Pick a message broker.", steps=(observed, bridge, conclude))
+    assert assess(linked).verdict == Verdict.ACCEPTED
+    # Not through a thought tied to nothing observed, nor through a rejected hypothesis.
+    loose = s(T, "Kafka is popular.")
+    unlinked = TraceDraft(task="Pick a message broker.", steps=(observed, loose, conclude))
+    assert "unsupported_conclusion" in codes(unlinked)
+    ruled_out = s(OBS, "Partitioned logs are not allowed by the platform team.", rejects=(1,))
+    rejected = TraceDraft(
+        task="Pick a message broker.",
+        steps=(observed, s(T, bridge.content, status=StepStatus.REJECTED), ruled_out, conclude),
+    )
+    assert "unsupported_conclusion" in codes(rejected)
+
+
 def test_actions_count_as_related_evidence() -> None:
     draft = TraceDraft(
         task=TASK,

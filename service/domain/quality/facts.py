@@ -14,6 +14,11 @@ Steps and roles
     - two texts are *related* when they share at least ``min_shared_terms`` topic terms
       (`topic_terms`: the negation term ``not`` does not count) or name marks (`name_marks`: a
       capital letter standing alone, as in "service Y", which `terms` drops as one character).
+    - a *bridge* is a thought-like step before the conclusion, neither a hypothesis nor
+      rejected, related to the evidence or to an earlier bridge (`bridge_terms`): reasoning
+      that links what was observed to what is concluded ("RabbitMQ queues back up during peak
+      traffic" -> "Kafka absorbs peak traffic with partitioned logs" -> "Switch to Kafka").
+      The conclusion is *supported* when it is related to the evidence or to a bridge.
 """
 
 from __future__ import annotations
@@ -60,7 +65,8 @@ class TraceFacts:
         evidence: the evidence before the conclusion.
         conclusion_terms: topic terms and name marks of the conclusion texts.
         evidence_terms: topic terms and name marks of the evidence texts.
-        related: the two share at least ``max(min_shared_terms, 1)`` terms.
+        related: the conclusion shares at least ``max(min_shared_terms, 1)`` terms with the
+            evidence or with a bridge (`bridge_terms`).
         grounding: share in [0, 1] of the conclusion's terms found in the evidence (0 with no
             conclusion or evidence text; 1 when only cites of unknown text support it).
         sources: ``(step index, text)`` of every observation before the conclusion and of every
@@ -206,6 +212,44 @@ def repeated_steps(steps: Sequence[StepDraft], thresholds: QualityThresholds) ->
     return tuple(repeated)
 
 
+def bridge_terms(
+    steps: Sequence[StepDraft],
+    end: int,
+    evidence_terms: frozenset[str],
+    hypotheses: set[int],
+    least: int,
+) -> frozenset[str]:
+    """Return the terms of the bridges before step `end` (see the module doc), in one pass.
+
+    A thought-like step before `end` that is not a hypothesis is a bridge when it shares at
+    least `least` terms with the evidence or with a bridge before it; its terms then join
+    those a later step (and the conclusion) may share. Without evidence terms nothing is a
+    bridge: a conclusion resting on thoughts alone stays unsupported.
+
+    Args:
+        steps: the trace's steps.
+        end: the conclusion's index (or `len(steps)`).
+        evidence_terms: topic terms and name marks of the evidence texts.
+        hypotheses: indexes of hypotheses (rejected ones included): never a bridge.
+        least: `max(min_shared_terms, 1)`.
+
+    Returns:
+        The bridges' topic terms and name marks (empty when there is none).
+    """
+    if not evidence_terms:
+        return frozenset()
+    reached = set(evidence_terms)
+    bridged: set[str] = set()
+    for i, step in enumerate(steps[:end]):
+        if step.kind not in THOUGHT_LIKE or i in hypotheses:
+            continue
+        own = topic_terms([step.content]) | name_marks(step.content)
+        if len(own & reached) >= least:
+            bridged |= own
+            reached |= own
+    return frozenset(bridged)
+
+
 def read_trace(
     draft: TraceDraft, thresholds: QualityThresholds, evidence: Mapping[str, str]
 ) -> TraceFacts:
@@ -232,6 +276,8 @@ def read_trace(
     conclusion_terms = topic_terms(texts).union(*(name_marks(t) for t in texts))
     evidence_terms = topic_terms(found.texts).union(*(name_marks(t) for t in found.texts))
     shared = conclusion_terms & evidence_terms
+    least = max(thresholds.min_shared_terms, 1)
+    bridged = bridge_terms(steps, end, frozenset(evidence_terms), hypotheses, least)
     if conclusion_terms and evidence_terms:
         grounding = len(shared) / len(conclusion_terms)
     elif found.unknown_cites and not evidence_terms:
@@ -247,7 +293,7 @@ def read_trace(
         evidence=found,
         conclusion_terms=frozenset(conclusion_terms),
         evidence_terms=frozenset(evidence_terms),
-        related=len(shared) >= max(thresholds.min_shared_terms, 1),
+        related=len(shared) >= least or len(conclusion_terms & bridged) >= least,
         grounding=grounding,
         sources=evidence_sources(steps, end, evidence, rejected),
         actions=tuple(i for i, s in enumerate(steps[:end]) if s.kind == StepKind.ACTION),

@@ -127,7 +127,8 @@ def unsupported_conclusion(trace: TraceFacts, th: QualityThresholds) -> list[Qua
 
     Rule: no observation step before the conclusion and no cite on the conclusion or any step
     before it; or evidence text exists (observations, actions, cited texts before the
-    conclusion) and the conclusion shares fewer than ``min_shared_terms`` terms with all of it.
+    conclusion) and the conclusion shares fewer than ``min_shared_terms`` terms with all of it
+    and with every bridge (a thought related to that evidence, `facts.bridge_terms`).
     A rejected observation or action is no evidence: a conclusion resting only on one is
     unsupported (fresh-user trial 11).
     Cites whose text is unknown count as present evidence but cannot be checked for
@@ -150,7 +151,7 @@ def unsupported_conclusion(trace: TraceFacts, th: QualityThresholds) -> list[Qua
     elif trace.evidence_terms and trace.conclusion_terms and not trace.related:
         message = (
             "the conclusion shares no term with the observations, actions or cited evidence "
-            "before it that no step rejected"
+            "before it that no step rejected, nor with a reasoning step linking to them"
         )
     else:
         return []
