@@ -149,28 +149,54 @@ class McpEndpoint:
             return
         body, receive = await read_whole(receive)
         problem = None
+        code = -32700
         try:
             # The SDK's JSON reader keeps a repeated key's last value, and names a lone
             # surrogate "unexpected end of hex escape"; REST bodies refuse both, saying so.
-            surrogate = lone_surrogate(strict_loads(body))
+            message = strict_loads(body)
+            surrogate = lone_surrogate(message)
             if surrogate is not None:
-                problem = f"a string holds the lone surrogate {surrogate}: not Unicode text"
+                problem = (
+                    f"Parse error: a string holds the lone surrogate {surrogate}: not Unicode text"
+                )
+            elif (bad := invalid_id(message)) is not None:
+                code, problem = -32600, f"Invalid Request: {bad}"
         except DuplicateKeyError as exc:
-            problem = exc.msg
+            problem = f"Parse error: {exc.msg}"
         except (ValueError, RecursionError):
             pass  # not JSON (or nested past Python's parser): the SDK answers its own error
         if problem is not None:
             refusal = JSONResponse(
-                {
-                    "jsonrpc": "2.0",
-                    "id": None,
-                    "error": {"code": -32700, "message": f"Parse error: {problem}"},
-                },
+                {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": problem}},
                 status_code=400,
             )
             await refusal(scope, receive, send)
             return
         await self.server.session_manager.handle_request(scope, receive, send)
+
+
+def invalid_id(message: object) -> str | None:
+    """Return why a JSON-RPC message's `id` is not one MCP allows, or None when it is fine.
+
+    MCP requests carry a string or integer id, never null (JSON-RPC 2.0 allows null and any
+    number; MCP narrows it). The SDK read a message with an object, list, fractional or
+    boolean id as a notification and answered 202 with nothing done (trial 15); such a
+    message is an Invalid Request (-32600). A message without `id` is a notification.
+
+    Args:
+        message: the parsed body (an object; anything else is left to the SDK).
+
+    Returns:
+        e.g. "the id is an object: MCP ids are strings or integers"; None.
+    """
+    if not isinstance(message, dict) or "id" not in message:
+        return None
+    value = message["id"]
+    if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+        return None
+    shown = {dict: "an object", list: "a list", float: "a fractional number", bool: "a boolean"}
+    sent = "null" if value is None else shown.get(type(value), type(value).__name__)
+    return f"the id is {sent}: MCP ids are strings or integers"
 
 
 async def read_whole(receive: Receive) -> tuple[bytes, Receive]:

@@ -270,6 +270,17 @@ async def test_http_a_key_named_twice_is_a_parse_error_and_writes_nothing(
             assert r.status_code == 400, r.text
             message = r.json()["error"]["message"]
             assert f"lone surrogate {half}" in message, message
+        # Trial 15: an object id was read as a notification (202, nothing done). MCP ids are
+        # strings or integers; anything else is an Invalid Request, and nothing is written.
+        for bad in ('{"a": 1}', "[1]", "1.5", "true", "null"):
+            odd = (
+                f'{{"jsonrpc": "2.0", "id": {bad}, "method": "tools/call", "params": {{"name": '
+                f'"remember", "arguments": {{"kind": "fact", "content": "{content} odd id"}}}}}}'
+            )
+            r = await http.post(f"{service.base_url}/mcp", content=odd, headers=headers)
+            assert r.status_code == 400, (bad, r.status_code, r.text)
+            error = r.json()["error"]
+            assert error["code"] == -32600 and "MCP ids are strings or integers" in error["message"]
         # A body the strict reader cannot read at all is still the SDK's own parse error.
         broken = await http.post(f"{service.base_url}/mcp", content="{", headers=headers)
         assert broken.status_code == 400 and broken.json()["error"]["code"] == -32700
