@@ -12,6 +12,9 @@ from service.domain.text import similarity
 from service.graph.records import MemoryRecord
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+#: The speaker label ingestion puts before a user's words (a session's request, a later user
+#: message: "User: fix the login bug").
+USER_LABEL = "User: "
 #: Factor of the score of a trace whose conclusion no longer holds (`Entry.ended`): the
 #: reasoning behind a superseded decision ranks below the one that replaced it (fresh-user
 #: trial 15: ADR013, "superseded by ADR014", was the first answer to the question both answer).
@@ -110,6 +113,29 @@ def near_duplicates(a: MemoryRecord, b: MemoryRecord, threshold: float) -> bool:
     return similarity(a.content, b.content) >= threshold
 
 
+def states_task(observation: MemoryRecord, trace: MemoryRecord, threshold: float) -> bool:
+    """Return True when an observation is the request a trace works on (its task, restated).
+
+    Ingestion keeps a session's request twice: as the trace's task and as an observation
+    memory (`"User: <request>"`, the evidence its first step cites); a recall for the request
+    found both, the observation first (trial 15). The observation states the task when, with
+    the `USER_LABEL` taken off, the two texts cut to the shorter one's length (one side may be
+    trimmed) are near-duplicates (`similarity` >= `threshold`, the same numbers).
+
+    Args:
+        observation: a candidate observation.
+        trace: a candidate trace (its `task_text`).
+        threshold: the near-duplicate threshold.
+    """
+    task = trace.task_text
+    if observation.kind != Kind.OBSERVATION or not task:
+        return False
+    said = observation.content.removeprefix(USER_LABEL)
+    size = min(len(said), len(task))
+    said, task = said[:size], task[:size]
+    return numbers(said) == numbers(task) and similarity(said, task) >= threshold
+
+
 def group(entries: list[Entry], duplicate_similarity: float) -> list[Entry]:
     """Group fused candidates (best first) into result groups, best first.
 
@@ -118,7 +144,11 @@ def group(entries: list[Entry], duplicate_similarity: float) -> list[Entry]:
        `reasoning`, a trace lead (it comes back whole) carries the memory in `produced_items`;
        the other is not an item of its own. Rejected traces are never grouped (they keep
        their place after every other item).
-    2. Near-duplicates (`near_duplicates`; traces too, but never a rejected one) collapse into
+    2. An observation stating a trace's task (`states_task`: a session's request, kept as
+       an observation too), both among the candidates, is listed in the trace's
+       `duplicates`; the trace leads (it holds the request whole), at the better of the two
+       ranks and scores.
+    3. Near-duplicates (`near_duplicates`; traces too, but never a rejected one) collapse into
        the best-ranked of them, which lists the others in `duplicates`.
 
     Args:
@@ -134,13 +164,31 @@ def group(entries: list[Entry], duplicate_similarity: float) -> list[Entry]:
         if e.memory.kind == Kind.REASONING and not e.ranked.last:
             for memory_id in e.produced:
                 producer.setdefault(memory_id, e)
+    asked: dict[str, Entry] = {}  # observation uid -> the trace whose task it states
+    if duplicate_similarity <= 1:
+        traces = [e for e in entries if e.memory.kind == Kind.REASONING and not e.ranked.last]
+        for e in entries:
+            trace = next(
+                (t for t in traces if states_task(e.memory, t.memory, duplicate_similarity)),
+                None,
+            )
+            if trace is not None:
+                asked[e.memory.uid] = trace
     absorbed: set[str] = set()
     kept: list[Entry] = []
     for entry in entries:
-        uid = entry.memory.uid
-        if uid in absorbed:
+        if entry.memory.uid in absorbed:
             continue
+        trace = asked.get(entry.memory.uid)
+        if trace is not None and trace.memory.uid not in absorbed:
+            entry = trace  # the request ranked first: its trace leads in its place
+        uid = entry.memory.uid
         if entry.memory.kind == Kind.REASONING:
+            for request in (e for e in entries if asked.get(e.memory.uid) is entry):
+                if request.memory.uid not in absorbed:
+                    entry.duplicates.append(request)
+                    entry.score = max(entry.score, request.score)
+                    absorbed.add(request.memory.uid)
             if not entry.ranked.last:
                 for memory_id in entry.produced:
                     partner = by_memory.get(memory_id)
