@@ -78,6 +78,11 @@ def test_explanation_and_asked_cause_and_name_marks() -> None:
         (ENABLED, "Checked it. The cache is disabled in config."),
         ("the tests fail on CI", "the tests pass on CI"),
         ("no errors in the worker log", "errors in the worker log"),
+        # Trial 17: "pass" was stemmed to "pas", so these met nothing and passed the gate.
+        ("the build passes", "the build does not pass"),
+        ("The test passes on main", "The test doesn't pass on main"),
+        ("the build fails", "the build does not fail"),
+        ("the class is loaded", "the class is not loaded"),
     ],
 )
 def test_conclusion_negating_the_evidence_is_rejected(observed: str, concluded: str) -> None:

@@ -4,7 +4,8 @@ Every comparison works on *terms*: the text is folded (`fold`: NFKC, case-folded
 words (`words`: ``_`` and punctuation separate words, except an inner ``&`` or apostrophe),
 negations (`NEGATIONS`) become the term ``not``, single characters and English `STOPWORDS` are
 dropped, and each word is lightly stemmed (one suffix of ``ies -> y``, ``ing``, ``ed``, ``es``,
-``s`` is removed when at least three characters remain). The *shingles* of a text are its terms
+``s`` is removed when at least three characters remain; a lone ``s`` is kept after ``s``, ``u``
+or ``i``: "pass", "status", "analysis" are no plurals, and "passes" meets "pass"). The *shingles* of a text are its terms
 plus its adjacent term pairs (bigrams).
 """
 
@@ -29,9 +30,17 @@ _SUFFIXES: tuple[tuple[str, str], ...] = (
 )
 
 
+#: Endings whose final ``s`` is no plural (``pass``, ``status``, ``analysis``): `_stem` keeps it.
+#: (Fresh-user trial 17: "pass" became "pas", so "the build does not pass" never met "the
+#: build passes", and the quality gate let that contradiction through.)
+_NOT_PLURAL = ("ss", "us", "is")
+
+
 def _stem(word: str) -> str:
     for suffix, replacement in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            if suffix == "s" and word.endswith(_NOT_PLURAL):
+                return word
             return word[: -len(suffix)] + replacement
     return word
 
