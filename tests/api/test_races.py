@@ -512,6 +512,27 @@ def test_concurrent_failures_on_one_decision_are_all_recorded(tenant: Tenant) ->
         assert current["status"] == "challenged" and current["version"] == 2
 
 
+def test_concurrent_challenges_of_one_decision_write_one_challenged_version(
+    tenant: Tenant,
+) -> None:
+    # Trial 17: 8 challenges at once wrote v2, v3 and v4, each `challenged` (2 runs of 4), and
+    # some got 409s; one after another, a challenge of a challenged decision writes nothing.
+    for attempt in range(3):
+        decision = memory(tenant, f"Cache sessions in Redis ({attempt})", kind="decision")
+        path = f"/v1/memories/{decision['memory_id']}"
+
+        def challenge(i: int, p: str = path) -> httpx.Response:
+            return tenant.post(f"{p}/challenge", json={"reason": f"latency doubled ({i})"})
+
+        responses = race(8, challenge)
+        assert [r.status_code for r in responses] == [200] * 8, [r.text for r in responses]
+        versions = tenant.get(f"{path}/history").json()["items"]
+        assert [(v["version"], v["status"]) for v in versions] == [
+            (1, "active"),
+            (2, "challenged"),
+        ], versions
+
+
 def test_citing_and_challenging_a_memory_while_it_is_updated_never_says_it_is_gone(
     tenant: Tenant,
 ) -> None:

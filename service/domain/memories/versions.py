@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Callable, Mapping
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from service.domain.memories.reads import MemoryReader
 from service.domain.memories.rows import VERSIONED_FIELDS, check_period
@@ -13,10 +14,24 @@ from service.domain.models import KIND_LABELS, Kind, Writer
 from service.domain.text import normalise_for_match
 from service.domain.text.lexical import identifier_parts
 from service.embeddings import Embedder
-from service.errors import ConflictError, InvalidInputError, StateConflict, VersionConflict
+from service.errors import (
+    ConflictError,
+    InvalidInputError,
+    MemoryNotFound,
+    StateConflict,
+    VersionConflict,
+)
 from service.graph.query_names import QueryName
 from service.graph.records import MemoryRecord
 from service.graph.repository import Graph, Tx
+
+T = TypeVar("T")
+
+#: Runs of a write whose caller named no version when a concurrent write to its memory gets in
+#: the way (`MemoryVersions.write_racing`), and the pause before the next run (seconds, times
+#: the runs so far).
+RACE_ATTEMPTS = 4
+RACE_BACKOFF_S = 0.01
 
 #: The refusal of any new version (or retraction) of a reasoning trace (DESIGN §2: immutable).
 TRACE_IMMUTABLE = "a reasoning trace is immutable: record a new trace"
@@ -174,3 +189,34 @@ class MemoryVersions(MemoryReader):
             raise VersionConflict(
                 "the memory was changed concurrently; read it again and retry"
             ) from exc
+
+    def write_racing(self, work: Callable[[Tx], T]) -> T:
+        """Run a write whose caller named no version, again when a concurrent write got in its way.
+
+        The caller sent no `If-Match`, so a race is not theirs to settle: a concurrent write
+        that made the memory's next version first (`ConflictError`: the version check or the
+        `(memory_id, version)` constraint), or a read that met a version being replaced (no
+        current version for an instant: `MemoryNotFound`), runs `work` again on what is
+        committed then, where it finds what the other write did (an outcome recorded, a
+        decision already challenged). Eight concurrent outcomes on one decision gave 409s and
+        once a 404 before; eight concurrent challenges wrote three `challenged` versions in a
+        row (trial 17). After `RACE_ATTEMPTS` runs the race is a 409 (a missing memory is
+        still a 404).
+
+        Raises:
+            VersionConflict: the memory kept changing under the write.
+            MemoryNotFound: the memory has no current version.
+        """
+        for attempt in range(RACE_ATTEMPTS):
+            try:
+                return self.graph.write(work)
+            except (ConflictError, MemoryNotFound) as exc:
+                if attempt + 1 < RACE_ATTEMPTS:
+                    time.sleep(RACE_BACKOFF_S * (attempt + 1))
+                    continue
+                if isinstance(exc, MemoryNotFound | VersionConflict):
+                    raise
+                raise VersionConflict(
+                    "the memory was changed concurrently; read it again and retry"
+                ) from exc
+        raise AssertionError("unreachable")

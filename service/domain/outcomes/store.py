@@ -10,7 +10,7 @@ an `active` decision also writes the decision's next version with status `challe
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -18,15 +18,14 @@ from typing import Any
 from service.domain.memories import Memory, MemoryService, Writer, iso_utc, memory_public, utcnow
 from service.domain.memories.cited import cited_memories
 from service.domain.memories.locks import lock_contents
+from service.domain.memories.versions import RACE_BACKOFF_S
 from service.domain.models import Kind
 from service.domain.outcomes.models import CHALLENGING, NewOutcome, Outcome, OutcomeResult
 from service.domain.text import normalise_for_match
 from service.errors import (
-    ConflictError,
     InvalidInputError,
     MemoryNotFound,
     NotADecision,
-    VersionConflict,
 )
 from service.graph.query_names import QueryName
 from service.graph.records import CitedMemory, MemoryRecord
@@ -34,10 +33,6 @@ from service.graph.repository import Graph, Runner, Tx
 
 #: Most memories one outcome may cite.
 MAX_OUTCOME_CITES = 50
-#: Runs of an outcome's unit of work when a concurrent write to its decision gets in the way,
-#: and the pause before the next run (seconds, times the runs so far).
-RACE_ATTEMPTS = 4
-RACE_BACKOFF_S = 0.01
 
 
 #: How far past the server's clock an outcome's `observed_at` may be (the caller's clock runs
@@ -195,7 +190,7 @@ class OutcomeService:
                 tx, writer, decision_id, body.result, props, cites, now, observed=body.observed_at
             )
 
-        return self._write(work)
+        return self.memories.write_racing(work)
 
     def record_in(
         self,
@@ -299,31 +294,6 @@ class OutcomeService:
             if o.outcome_id == observation.memory_id
         )
         return RecordedOutcome(outcome, memory_public(current), challenged, True)
-
-    def _write(self, work: Callable[[Tx], RecordedOutcome]) -> RecordedOutcome:
-        """Run the unit of work, again when a concurrent write to the decision got in its way.
-
-        The caller named no version, so a race is not theirs to settle: a concurrent outcome
-        (or update) that made the decision's next version first (`ConflictError`), or a read
-        of the decision while that version replaced the one before (no current version seen
-        for an instant: `MemoryNotFound`), runs the unit again on what is committed then (its
-        repeat check sees the other outcome). Eight concurrent failures on one decision gave
-        409s and once a 404 before. After `RACE_ATTEMPTS` the race is a 409 (a missing
-        decision is still a 404).
-        """
-        for attempt in range(RACE_ATTEMPTS):
-            try:
-                return self.graph.write(work)
-            except (ConflictError, MemoryNotFound) as exc:
-                if attempt + 1 < RACE_ATTEMPTS:
-                    time.sleep(RACE_BACKOFF_S * (attempt + 1))
-                    continue
-                if isinstance(exc, MemoryNotFound | VersionConflict):
-                    raise
-                raise VersionConflict(
-                    "the decision was changed concurrently; read it again and retry"
-                ) from exc
-        raise AssertionError("unreachable")
 
     def _cited(
         self, tx: Tx, namespace: str, cites: Sequence[str], decision_id: str

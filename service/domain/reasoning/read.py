@@ -184,7 +184,9 @@ class TraceReader:
     def challenge(self, writer: Writer, memory_id: str, reason: str) -> Challenge:
         """Return lineage plus `revisit`: steps whose cited evidence changed after the trace.
 
-        A decision also becomes `challenged` (a new version, `last_modified_by` the challenger).
+        A decision also becomes `challenged` (a new version, `last_modified_by` the challenger),
+        once: a decision already challenged, also by a challenge racing this one, gets no new
+        version (`MemoryVersions.write_racing` runs the write again after a lost race).
 
         Raises:
             MemoryNotFound: no current version of the memory.
@@ -197,6 +199,8 @@ class TraceReader:
 
             def work(tx: Tx) -> MemoryRecord:
                 current = self.memories.current_in(tx, writer.namespace, memory_id)
+                if current.status == "challenged":  # a concurrent challenge came first
+                    return current
                 return self.memories.version_in(
                     tx,
                     current,
@@ -206,7 +210,8 @@ class TraceReader:
                     reason=f"challenged: {reason}",
                 )
 
-            self.memories.write_version(work)
+            # No If-Match: a challenge racing another runs again and finds it challenged.
+            self.memories.write_racing(work)
             # Read again: the answer shows the memory as it stands after the challenge (the
             # version challenged closed in system time, the traces' produced lists ending
             # with the challenged version), as GET and lineage would.
