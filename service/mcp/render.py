@@ -32,20 +32,36 @@ def shown(text: str) -> str:
     recolour or rewrite the screen (trial 13: `\x1b[31m` went through raw): `BIDI_CONTROLS`
     and `TERMINAL_CONTROLS`.
     """
-    return text.translate(_SHOWN)
+    return text.replace("\r\n", "\n").translate(_SHOWN)
+
+
+#: A trace in a recall or search answer shows at most this many steps (its first
+#: `BRIEF_HEAD` and its last ones, where it concludes), each cut to `BRIEF_STEP_CHARS`
+#: characters: trial 17's recall of 10 items was 45,800 characters, whole coding-session
+#: traces (one of 135 steps) inlined. `get_memory` shows a trace whole.
+BRIEF_STEPS = 12
+BRIEF_HEAD = 3
+BRIEF_STEP_CHARS = 600
+
+
+def _cut(text: str, limit: int | None) -> str:
+    if limit is None or len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text) - limit} more characters)"
 
 
 def _when(value: Any) -> str:
     return str(value) if value else "now"
 
 
-def memory_line(m: Json, *, content: bool = True) -> str:
+def memory_line(m: Json, *, content: bool = True, limit: int | None = None) -> str:
     """Render one memory version on one line: kind, content, then id, version and its times.
 
     Args:
         m: a memory in the REST shape (`memory_id`, `version`, `kind`, `content`, times...).
         content: False writes "same text" for the content (a later version of a memory
             whose text the line before showed).
+        limit: most characters of the content shown (None: all).
 
     Returns:
         e.g. `[decision] Use a lock (id 3f..., v2, challenged, valid 2024-... to now, by user)`.
@@ -63,7 +79,7 @@ def memory_line(m: Json, *, content: bool = True) -> str:
     origin = (m.get("created_by") or {}).get("origin")
     if origin:
         facts.append(f"by {origin}")
-    text = m.get("content") if content else "same text"
+    text = _cut(str(m.get("content")), limit) if content else "same text"
     return f"[{m.get('kind')}] {text} ({', '.join(facts)})"
 
 
@@ -74,22 +90,37 @@ def _cite(c: Json) -> str:
     return f"{c.get('memory_id')} v{c.get('version')} ({state})"
 
 
-def step_lines(steps: list[Json], indent: str = "") -> list[str]:
+def step_lines(
+    steps: list[Json], indent: str = "", *, brief: bool = False, trace_id: str | None = None
+) -> list[str]:
     """Render a trace's steps as lines numbered by their 0-based index, rejected hypotheses marked.
 
     Args:
         steps: the trace's `steps` (REST shape; `index`, `rejected_by` and `rejects` are 0-based).
         indent: prefix of every line.
+        brief: at most `BRIEF_STEPS` steps (the first `BRIEF_HEAD`, then the last ones, a line
+            saying how many are left out between) of at most `BRIEF_STEP_CHARS` characters.
+        trace_id: named in the line of steps left out (`get_memory` shows them).
 
     Returns:
         One line per step, e.g. `1. [thought, hypothesis] Maybe the cache (rejected by step 3)`.
     """
+    ordered = sorted(steps, key=lambda s: int(s.get("index", 0)))
+    limit = BRIEF_STEP_CHARS if brief else None
+    left_out = len(ordered) - BRIEF_STEPS if brief else 0
     lines = []
-    for s in sorted(steps, key=lambda s: int(s.get("index", 0))):
+    for n, s in enumerate(ordered):
+        if left_out > 0 and BRIEF_HEAD <= n < BRIEF_HEAD + left_out:
+            if n == BRIEF_HEAD:
+                lines.append(
+                    f"{indent}... {left_out} steps not shown (get_memory {trace_id} shows the "
+                    "whole trace)"
+                )
+            continue
         label = str(s.get("kind"))
         if s.get("status") in ("hypothesis", "rejected"):
             label += ", hypothesis"
-        line = f"{indent}{s.get('index', 0)}. [{label}] {s.get('content')}"
+        line = f"{indent}{s.get('index', 0)}. [{label}] {_cut(str(s.get('content')), limit)}"
         if s.get("rejected_by") is not None:
             line += f" (rejected by step {s['rejected_by']})"
         elif s.get("status") == "rejected":
@@ -102,23 +133,28 @@ def step_lines(steps: list[Json], indent: str = "") -> list[str]:
     return lines
 
 
-def trace(t: Json, indent: str = "") -> str:
-    """Render a reasoning trace: header, task, numbered steps, conclusion and what it produced."""
+def trace(t: Json, indent: str = "", *, brief: bool = False) -> str:
+    """Render a reasoning trace: header, task, numbered steps, conclusion and what it produced.
+
+    With `brief` (a recall or search item) its steps and texts are cut as `step_lines` says.
+    """
     quality = t.get("quality") or {}
     origin = (t.get("created_by") or {}).get("origin")
+    trace_id = t.get("trace_id") or t.get("memory_id")
+    limit = BRIEF_STEP_CHARS if brief else None
     lines = [
-        f"{indent}Reasoning trace {t.get('trace_id') or t.get('memory_id')} (origin {origin}, "
+        f"{indent}Reasoning trace {trace_id} (origin {origin}, "
         f"quality {quality.get('verdict')} {quality.get('score')})",
-        f"{indent}Task: {t.get('task')}",
-        *step_lines(list(t.get("steps") or []), indent),
+        f"{indent}Task: {_cut(str(t.get('task')), limit)}",
+        *step_lines(list(t.get("steps") or []), indent, brief=brief, trace_id=str(trace_id)),
     ]
     if t.get("conclusion"):
-        lines.append(f"{indent}Conclusion: {t['conclusion']}")
-    lines.extend(produced_lines(list(t.get("produced") or []), indent))
+        lines.append(f"{indent}Conclusion: {_cut(str(t['conclusion']), limit)}")
+    lines.extend(produced_lines(list(t.get("produced") or []), indent, limit))
     return "\n".join(lines)
 
 
-def produced_lines(produced: list[Json], indent: str = "") -> list[str]:
+def produced_lines(produced: list[Json], indent: str = "", limit: int | None = None) -> list[str]:
     """Render what a trace produced: each memory's produced version, then how it stands now.
 
     REST's `produced` holds the version the trace produced and, when the memory changed since,
@@ -129,6 +165,7 @@ def produced_lines(produced: list[Json], indent: str = "") -> list[str]:
     Args:
         produced: a trace's `produced` (REST shape).
         indent: prefix of every line.
+        limit: most characters of each content shown (None: all).
 
     Returns:
         e.g. `Produced: [decision] Use a lock (id 3f..., v1, ..., no longer believed since ...)`
@@ -140,10 +177,10 @@ def produced_lines(produced: list[Json], indent: str = "") -> list[str]:
     lines = []
     for found in versions.values():
         first, latest = found[0], found[-1]
-        lines.append(f"{indent}Produced: {memory_line(first)}")
+        lines.append(f"{indent}Produced: {memory_line(first, limit=limit)}")
         if latest is not first:
             same = latest.get("content") == first.get("content")
-            lines.append(f"{indent}  Now: {memory_line(latest, content=not same)}")
+            lines.append(f"{indent}  Now: {memory_line(latest, content=not same, limit=limit)}")
     return lines
 
 
@@ -260,10 +297,17 @@ def ranked(answer: Json, what: str) -> str:
             notes.append("its conclusion no longer holds (superseded, invalidated or retracted)")
         if item.get("kind") == "reasoning":
             lines.append(f"{n}. ({'; '.join(notes)})")
-            lines.append(trace(item, indent="   "))
+            lines.append(trace(item, indent="   ", brief=True))
         else:
             lines.append(f"{n}. {memory_line(item)} ({'; '.join(notes)})")
     return "\n".join(lines)
+
+
+def record(answer: Json) -> str:
+    """Render `get_memory`'s answer: a memory on one line, a trace whole (every step)."""
+    if answer.get("kind") == "reasoning" and "steps" in answer:
+        return trace(answer)
+    return memory_line(answer)
 
 
 def memories(answer: Json, title: str) -> str:

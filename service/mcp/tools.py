@@ -291,7 +291,7 @@ async def get_memory(
     ctx: Context[Any, Any], memory_id: MemoryId, as_of: Time = None, known_at: Time = None
 ) -> CallToolResult:
     """Read one memory: the current version, or the one believed at `known_at` about `as_of` (scope read)."""
-    return await _call(ctx, lambda b: b.get_memory(memory_id, as_of, known_at), render.memory_line)
+    return await _call(ctx, lambda b: b.get_memory(memory_id, as_of, known_at), render.record)
 
 
 async def history(ctx: Context[Any, Any], memory_id: MemoryId) -> CallToolResult:

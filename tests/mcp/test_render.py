@@ -95,3 +95,24 @@ def test_a_produced_memory_that_changed_is_one_item_with_how_it_stands_now() -> 
     assert "  Now: [decision] same text (id d1, v2, challenged," in text
     changed = [produced[0], {**produced[1], "content": "Use RabbitMQ"}]
     assert "  Now: [decision] Use RabbitMQ (id d1, v2," in render.trace({"produced": changed})
+
+
+def test_a_recalled_trace_is_brief_and_get_memory_shows_it_whole() -> None:
+    """Trial 17: one recall of 10 items was 45,800 characters (a 135-step session inlined)."""
+    steps = [
+        {"index": i, "kind": "observation", "content": f"output {i} " + "x" * 2000}
+        for i in range(135)
+    ]
+    item = {"kind": "reasoning", "trace_id": "t9", "task": "fix it", "steps": steps}
+    text = render.ranked({"items": [item]}, "recall")
+    assert text.count("[observation]") == render.BRIEF_STEPS
+    assert f"... {135 - render.BRIEF_STEPS} steps not shown (get_memory t9" in text
+    assert "0. [observation] output 0" in text and "134. [observation] output 134" in text
+    assert "   3. [observation]" not in text and f"   {135 - 9}. [observation]" in text
+    assert len(text) < 12 * (render.BRIEF_STEP_CHARS + 100) + 500
+    whole = render.record(item)
+    assert whole.count("[observation]") == 135 and "x" * 2000 in whole
+
+
+def test_a_windows_line_end_is_a_line_end() -> None:
+    assert render.shown("line one\r\nline two\r") == "line one\nline two\\u000d"
