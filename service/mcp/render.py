@@ -76,6 +76,10 @@ def memory_line(m: Json, *, content: bool = True, limit: int | None = None) -> s
     facts.append(f"valid {_when(m.get('valid_from'))} to {_when(m.get('valid_to'))}")
     if m.get("system_to"):
         facts.append(f"no longer believed since {m['system_to']}")
+    if m.get("change_reason"):
+        facts.append(f"written for: {m['change_reason']}")
+    if m.get("retracted_reason"):
+        facts.append(f"retracted: {m['retracted_reason']}")
     origin = (m.get("created_by") or {}).get("origin")
     if origin:
         facts.append(f"by {origin}")

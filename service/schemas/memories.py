@@ -144,6 +144,17 @@ class MemoryPublic(BaseModel):
     metadata: JsonObject | None = None
     episode: str | None = None
     position: int | None = None
+    change_reason: str | None = Field(
+        default=None,
+        description=(
+            "Why this version was written: `update`, `challenged: <reason>`, `invalidated: "
+            "<reason>`, `keyed value replaced`, ...; null for a first version."
+        ),
+    )
+    retracted_reason: str | None = Field(
+        default=None,
+        description="The reason given when this version was retracted (or corrected); null unless it was.",
+    )
 
 
 class MemoryCreated(MemoryPublic):

@@ -16,6 +16,10 @@ class Memory:
     """One memory version as clients see it: four times, both provenances, kind-specific fields.
 
     Times are timezone-aware UTC datetimes; `metadata` is the decoded JSON object, or None.
+    `change_reason` says why a later version was written (`update`, `challenged: <reason>`,
+    `invalidated: <reason>`, `keyed value replaced`, ...; None for a first version) and
+    `retracted_reason` why a version was retracted or corrected (None unless it was): the
+    reasons given to challenge, invalidate and retract (trial 17: no answer returned them).
     """
 
     memory_id: str
@@ -37,6 +41,8 @@ class Memory:
     metadata: dict[str, Any] | None
     episode: str | None
     position: int | None
+    change_reason: str | None
+    retracted_reason: str | None
 
 
 def provenance(origin: str | None, actor: str | None) -> Provenance:
@@ -66,4 +72,10 @@ def memory_public(record: MemoryRecord) -> Memory:
         metadata=json.loads(record.metadata_json) if record.metadata_json else None,
         episode=record.episode,
         position=record.position,
+        change_reason=_text(record.extra.get("change_reason")),
+        retracted_reason=_text(record.extra.get("retracted_reason")),
     )
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None else str(value)

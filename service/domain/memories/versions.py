@@ -81,7 +81,8 @@ class MemoryVersions(MemoryReader):
             changes: property name -> new value (stored property names, e.g. `metadata_json`).
             writer: who writes (`last_modified_by`).
             now: the write's system time (timezone-aware UTC datetime).
-            reason: stored on the `SUPERSEDES` link.
+            reason: why the version is written ("update", "challenged: <reason>", ...): stored
+                on the `SUPERSEDES` link and as the version's `change_reason`.
 
         Returns:
             The new version.
@@ -102,6 +103,7 @@ class MemoryVersions(MemoryReader):
                 "system_to": None,
                 "last_modified_by_origin": writer.origin,
                 "last_modified_by_actor": writer.actor,
+                "change_reason": reason,
             }
         )
         # Derived from the version's own text, never carried over (`memory/create_version`).

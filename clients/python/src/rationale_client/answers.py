@@ -26,6 +26,8 @@ class Memory(Answer):
 
     Times are timezone-aware UTC datetimes: valid time `valid_from`..`valid_to` (when it was true
     in the world), system time `system_from`..`system_to` (when the service believed it).
+    `change_reason` says why a later version was written (`challenged: <reason>`, ...) and
+    `retracted_reason` why a version was retracted.
     """
 
     memory_id: str
@@ -45,6 +47,8 @@ class Memory(Answer):
     status: str | None = None
     trigger: str | None = None
     metadata: dict[str, Any] | None = None
+    change_reason: str | None = None
+    retracted_reason: str | None = None
 
 
 class MemoryCreated(Memory):
