@@ -52,7 +52,11 @@ def test_unrecognized_origin_is_hidden_logged_once_and_counted(
     warnings = [
         rec
         for rec in caplog.records
-        if rec.name == RETRIEVAL_LOGGER and rec.levelno == logging.WARNING
+        if rec.name == RETRIEVAL_LOGGER
+        and rec.levelno == logging.WARNING
+        # Neo4j's SEARCH fault on a just-written index (the exact scan then answers) is
+        # logged too, once; the suite met it once under load.
+        and rec.getMessage().startswith("memory ")
     ]
     assert sorted(w.getMessage().split()[1] for w in warnings) == sorted(
         [robot["memory_id"], browser_id]

@@ -72,3 +72,19 @@ def test_precedents_rank_exactly_when_the_vector_index_keeps_failing(
     assert r.status_code == 200, r.text
     assert decision in [p["decision"]["memory_id"] for p in r.json()["items"]]
     assert failing_search
+
+
+def test_a_trace_is_found_by_its_task_when_the_vector_index_keeps_failing(
+    tenant: Tenant, failing_search: list[str]
+) -> None:
+    """The exact scan weighs a trace's task as the task index does (the full suite once fell
+    back to it, and a trace came back without its task match)."""
+    trace = flaky_test_story(tenant)["trace"]
+    r = tenant.post(
+        "/v1/recall",
+        json={"query": trace["task"], "limit": 5, "kinds": ["reasoning"], "explain": True},
+    )
+    assert r.status_code == 200, r.text
+    item = next(i for i in r.json()["items"] if i["trace_id"] == trace["trace_id"])
+    assert item["explain"]["task"] is not None and item["explain"]["task"]["similarity"] > 0.99
+    assert failing_search
