@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import codecs
 import errno
 import ipaddress
 import logging
@@ -17,9 +16,10 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from service import cli_memory as memory_commands
+from service.cli_files import decode, expand
 from service.cli_settings import cannot_start, output_console, settings_or_exit
 from service.cli_settings import show as show_settings
-from service.errors import TooLargeError, UnsupportedFormat
+from service.errors import TooLargeError
 from service.namespaces import NAMESPACE_RULE, is_namespace
 
 if TYPE_CHECKING:
@@ -62,30 +62,6 @@ def _port_in_use(host: str, port: int) -> bool:
         except OSError as exc:
             return exc.errno == errno.EADDRINUSE
     return False
-
-
-#: Byte order marks of the Unicode encodings a file may be saved in besides UTF-8 (Windows
-#: tools write UTF-16 with a BOM: PowerShell's `>`, Notepad's "Unicode").
-_BOMS = (
-    (codecs.BOM_UTF32_LE, "utf-32"),
-    (codecs.BOM_UTF32_BE, "utf-32"),
-    (codecs.BOM_UTF16_LE, "utf-16"),
-    (codecs.BOM_UTF16_BE, "utf-16"),
-)
-
-
-def _decode(raw: bytes) -> str:
-    """Return a file's text: UTF-8, or UTF-16/UTF-32 when it opens with their byte order mark.
-
-    Raises:
-        UnsupportedFormat: the bytes are none of these (a binary file, another encoding).
-    """
-    encoding = next((name for bom, name in _BOMS if raw.startswith(bom)), "utf-8")
-    try:
-        return raw.decode(encoding)
-    except UnicodeDecodeError as exc:
-        name = "UTF-8" if encoding == "utf-8" else f"{encoding.upper()} (by its byte order mark)"
-        raise UnsupportedFormat(f"not {name} text ({exc.reason} at byte {exc.start})") from exc
 
 
 @app.command()
@@ -222,21 +198,6 @@ class _IngestRow:
         ]
 
 
-def _expand(paths: list[Path]) -> list[Path]:
-    files: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            files += sorted(
-                p
-                for p in path.rglob("*")
-                if p.is_file()
-                and not any(part.startswith(".") for part in p.relative_to(path).parts)
-            )
-        else:
-            files.append(path)
-    return list(dict.fromkeys(files))
-
-
 @app.command()
 def ingest(
     paths: Annotated[
@@ -257,6 +218,15 @@ def ingest(
     actor: Annotated[
         str, typer.Option("--actor", help="Actor name recorded on every write.")
     ] = "cli",
+    exclude: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--exclude",
+            "-x",
+            help="Skip files whose name or path under a folder matches this glob "
+            "(`SOURCE.md`, `*.md`, `docs/*`); repeatable.",
+        ),
+    ] = None,
 ) -> None:
     """Ingest handed-in material (origin `ingestion`) and print a summary per file.
 
@@ -288,10 +258,12 @@ def ingest(
     if not is_namespace(namespace):
         console.print(f"[red]invalid namespace {namespace!r}[/red]: {NAMESPACE_RULE}")
         raise typer.Exit(2)
-    files = _expand(paths)
+    files = expand(paths, exclude or [])
     if not files:
         # A usage error (exit code 2, as a bad format or namespace): scripts must notice.
-        console.print("[red]no files to ingest[/red] (empty folders, or only hidden files)")
+        console.print(
+            "[red]no files to ingest[/red] (empty folders, only hidden or excluded files)"
+        )
         raise typer.Exit(2)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
@@ -327,7 +299,7 @@ def ingest(
                 try:
                     if sizes[path] > limit:
                         raise TooLargeError(f"{sizes[path]} bytes, the ingest limit is {limit}")
-                    content = _decode(path.read_bytes())
+                    content = decode(path.read_bytes())
                     report = services.ingestion.ingest(
                         namespace, actor, content, fmt, path.name, progress=on_progress
                     )

@@ -177,3 +177,20 @@ def test_ingest_reads_utf16_files_by_their_byte_order_mark(
     assert result.exit_code == 1, result.output
     assert "not UTF-16 (by its byte order mark)" in result.output
     assert _count(neo4j_driver, tenant.namespace) == stored
+
+
+def test_ingest_skips_files_the_exclusions_match(tenant: Tenant, tmp_path: Path) -> None:
+    """Trial 17: `rationale ingest` of a corpus folder ingested its SOURCE.md too."""
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "SOURCE.md").write_text("# Source\n\n| file | licence |\n|---|---|\n| a | MIT |\n")
+    (tmp_path / "runs" / "notes.md").write_text("The nightly build takes 14 minutes on CI.\n")
+    (tmp_path / "runs" / "keep.txt").write_text("The cache volume filled up on Tuesday.\n")
+    runner = CliRunner(env={"COLUMNS": "240"})
+    args = ["ingest", str(tmp_path), "-n", tenant.namespace, "-x", "SOURCE.md", "-x", "runs/*.md"]
+    result = runner.invoke(cli_app, args)
+    assert result.exit_code == 0, result.output
+    assert "keep.txt" in result.output
+    assert "SOURCE.md" not in result.output and "notes.md" not in result.output
+    # Everything excluded: nothing to ingest is a usage error, as an empty folder is.
+    result = runner.invoke(cli_app, ["ingest", str(tmp_path), "-n", tenant.namespace, "-x", "*"])
+    assert result.exit_code == 2 and "excluded" in result.output, result.output
