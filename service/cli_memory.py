@@ -165,8 +165,15 @@ def remember(
             continue
         try:
             body = MemoryCreate.model_validate(strict_loads(line))
-        except (json.JSONDecodeError, ValidationError) as exc:
+        except json.JSONDecodeError as exc:
             typer.echo(f"{name}:{number}: {exc}", err=True)
+            raise typer.Exit(2) from exc
+        except ValidationError as exc:
+            # One line per problem, as the API's 422 names them (pydantic's own text ends
+            # with a link to its documentation: trial 17).
+            for problem in exc.errors():
+                where = ".".join(str(p) for p in problem["loc"]) or "line"
+                typer.echo(f"{name}:{number}: {where}: {problem['msg']}", err=True)
             raise typer.Exit(2) from exc
         writer = Writer(namespace=namespace, origin=Origin.USER, actor=body.actor or actor)
         items.append(

@@ -194,3 +194,16 @@ def test_ingest_skips_files_the_exclusions_match(tenant: Tenant, tmp_path: Path)
     # Everything excluded: nothing to ingest is a usage error, as an empty folder is.
     result = runner.invoke(cli_app, ["ingest", str(tmp_path), "-n", tenant.namespace, "-x", "*"])
     assert result.exit_code == 2 and "excluded" in result.output, result.output
+
+
+def test_remember_names_each_problem_of_a_bad_line(
+    tenant: Tenant, neo4j_driver: Driver, tmp_path: Path
+) -> None:
+    """Trial 17: pydantic's whole message was printed, its documentation link included."""
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"kind": "wish", "content": "x", "confidence": 2}\n', encoding="utf-8")
+    result = CliRunner().invoke(cli_app, ["remember", str(path), "-n", tenant.namespace])
+    assert result.exit_code == 2, result.output
+    assert f"{path}:1: kind: " in result.output and f"{path}:1: confidence: " in result.output
+    assert "errors.pydantic.dev" not in result.output
+    assert _count(neo4j_driver, tenant.namespace) == 0
