@@ -81,6 +81,10 @@ class Backend(Protocol):
         """`GET /v1/memories/{id}` (scope read): one version."""
         ...
 
+    async def get_trace(self, trace_id: str) -> Json:
+        """`GET /v1/reasoning/{id}` (scope read): one trace with its steps in order."""
+        ...
+
     async def history(self, memory_id: str) -> Json:
         """`GET /v1/memories/{id}/history` (scope read): `{items, count}`, oldest first."""
         ...

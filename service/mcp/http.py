@@ -159,7 +159,7 @@ class McpEndpoint:
                 problem = (
                     f"Parse error: a string holds the lone surrogate {surrogate}: not Unicode text"
                 )
-            elif (bad := invalid_id(message)) is not None:
+            elif (bad := invalid_request(message)) is not None:
                 code, problem = -32600, f"Invalid Request: {bad}"
         except DuplicateKeyError as exc:
             problem = f"Parse error: {exc.msg}"
@@ -175,20 +175,25 @@ class McpEndpoint:
         await self.server.session_manager.handle_request(scope, receive, send)
 
 
-def invalid_id(message: object) -> str | None:
-    """Return why a JSON-RPC message's `id` is not one MCP allows, or None when it is fine.
+def invalid_request(message: object) -> str | None:
+    """Return why a JSON-RPC message is not one MCP allows (its `id`, a batch), or None.
 
     MCP requests carry a string or integer id, never null (JSON-RPC 2.0 allows null and any
     number; MCP narrows it). The SDK read a message with an object, list, fractional or
     boolean id as a notification and answered 202 with nothing done (trial 15); such a
     message is an Invalid Request (-32600). A message without `id` is a notification.
 
+    A JSON array is a JSON-RPC batch, which MCP no longer has (2025-06-18): the SDK answered
+    one with -32602 and four validation errors (trial 18); it is an Invalid Request too.
+
     Args:
-        message: the parsed body (an object; anything else is left to the SDK).
+        message: the parsed body (an object or an array; anything else is left to the SDK).
 
     Returns:
         e.g. "the id is an object: MCP ids are strings or integers"; None.
     """
+    if isinstance(message, list):
+        return "a batch (a JSON array): send one message per request"
     if not isinstance(message, dict) or "id" not in message:
         return None
     value = message["id"]

@@ -39,6 +39,7 @@ from service.schemas import (
     SearchRequest,
     TraceCreate,
     TraceCreated,
+    TracePublic,
     UtcDatetime,
 )
 from service.schemas.outcomes import (
@@ -174,6 +175,13 @@ class LocalBackend:
             return asdict(memory)
 
         return await self._run("read", MemoryPublic, call)
+
+    async def get_trace(self, trace_id: str) -> Json:
+        """One trace with its steps (scope read), as `GET /v1/reasoning/{id}`."""
+        namespace = self._principal.namespace
+        return await self._run(
+            "read", TracePublic, lambda: asdict(self._services.reasoning.get(namespace, trace_id))
+        )
 
     async def history(self, memory_id: str) -> Json:
         """Every version (scope read), as `GET /v1/memories/{id}/history`."""

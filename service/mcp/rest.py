@@ -219,6 +219,10 @@ class RestBackend:
         params = _times(as_of, known_at)
         return await self._about("GET", memory_id, params=params)
 
+    async def get_trace(self, trace_id: str) -> Json:
+        """`GET /v1/reasoning/{id}`."""
+        return await self._send("GET", f"/v1/reasoning/{quote(trace_id, safe='')}")
+
     async def history(self, memory_id: str) -> Json:
         """`GET /v1/memories/{id}/history`."""
         return await self._about("GET", memory_id, "/history")

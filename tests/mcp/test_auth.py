@@ -281,6 +281,11 @@ async def test_http_a_key_named_twice_is_a_parse_error_and_writes_nothing(
             assert r.status_code == 400, (bad, r.status_code, r.text)
             error = r.json()["error"]
             assert error["code"] == -32600 and "MCP ids are strings or integers" in error["message"]
+        # Trial 18: a batch (a JSON array) was a -32602 with four validation errors.
+        batch = '[{"jsonrpc": "2.0", "id": 9, "method": "tools/list"}]'
+        r = await http.post(f"{service.base_url}/mcp", content=batch, headers=headers)
+        assert r.status_code == 400, r.text
+        assert r.json()["error"]["code"] == -32600 and "a batch" in r.json()["error"]["message"]
         # A body the strict reader cannot read at all is still the SDK's own parse error.
         broken = await http.post(f"{service.base_url}/mcp", content="{", headers=headers)
         assert broken.status_code == 400 and broken.json()["error"]["code"] == -32700

@@ -190,6 +190,20 @@ async def test_get_memory_history_dependents_search_and_bad_input(
         error = await refused(client, "get_memory", memory_id=log, as_of="yesterday")
         assert (error["status"], error["code"]) == (422, "input.invalid")
 
+        # A trace comes whole, every step, however long its flattened text (trial 18: a
+        # 135-step session showed steps 0-42, cut at the 20,000 characters of its content).
+        long_steps = [
+            {"kind": "observation", "content": f"worker {i} log: {uuid.uuid4().hex} " * 12}
+            for i in range(40)
+        ]
+        long_steps.append({"kind": "conclusion", "content": "every worker log was read"})
+        long, _ = await ok(
+            client, "record_reasoning", task="Read every worker log", steps=long_steps
+        )
+        whole, text = await ok(client, "get_memory", memory_id=long["trace_id"])
+        assert len(whole["content"]) <= 20_000 < sum(len(st["content"]) for st in long_steps)
+        assert len(whole["steps"]) == 41
+        assert "40. [conclusion] every worker log was read" in text
         history, _ = await ok(client, "history", memory_id=log)
         assert [v["version"] for v in history["items"]] == [1]
         dependents, text = await ok(client, "dependents", memory_id=log)
