@@ -18,6 +18,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "service.main",
         "service.cli",
         "service.cli_memory",
+        "service.cli_files",
         "service.cli_settings",
         "service.api",
         "service.mcp",

@@ -203,6 +203,16 @@ def test_a_thought_linking_evidence_to_the_conclusion_supports_it() -> None:
         steps=(observed, s(T, bridge.content, status=StepStatus.REJECTED), ruled_out, conclude),
     )
     assert "unsupported_conclusion" in codes(rejected)
+    # Inflections meet (trial 18: "caching" was "cach", "cache" stayed "cache").
+    cached = TraceDraft(
+        task="Why is the dashboard slow?",
+        steps=(
+            s(OBS, "Every dashboard query hits the database."),
+            s(T, "Caching would take that load off the database."),
+            s(C, "Add a cache."),
+        ),
+    )
+    assert assess(cached).verdict == Verdict.ACCEPTED
 
 
 def test_actions_count_as_related_evidence() -> None:

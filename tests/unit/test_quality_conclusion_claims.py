@@ -47,7 +47,7 @@ def test_negated_claim_has_the_core_of_the_plain_one(negated: str) -> None:
     plain, negative = read_claim(ENABLED), read_claim(negated)
     assert plain is not None and negative is not None
     assert (plain.negative, negative.negative) == (False, True)
-    assert negative.core == plain.core == ("cache", "enabl", "config")
+    assert negative.core == plain.core == ("cach", "enabl", "config")
 
 
 def test_double_negation_is_positive_and_questions_or_conditions_are_no_claims() -> None:
@@ -62,7 +62,7 @@ def test_explanation_and_asked_cause_and_name_marks() -> None:
     assert explanation("the build is slow because it is slow") == (("build", "slow"), ("slow",))
     assert explanation("the build is slow") is None
     assert asked_cause("Find out why the build is slow.") == ("build", "slow")
-    assert asked_cause("How come the queue is stuck?") == ("queue", "stuck")
+    assert asked_cause("How come the queue is stuck?") == ("queu", "stuck")
     assert asked_cause("Is the build slow?") is None
     assert name_marks("Y evidence, plan B; A test, I think, in the U.S.") == {"#y", "#b"}
 
@@ -83,6 +83,9 @@ def test_explanation_and_asked_cause_and_name_marks() -> None:
         ("The test passes on main", "The test doesn't pass on main"),
         ("the build fails", "the build does not fail"),
         ("the class is loaded", "the class is not loaded"),
+        # Trial 18: "succeed" was "succe", "succeeded" "succeed"; likewise proceed, exceed.
+        ("The migration succeeded on staging", "The migration did not succeed on staging"),
+        ("The job exceeded its quota", "The job did not exceed its quota"),
     ],
 )
 def test_conclusion_negating_the_evidence_is_rejected(observed: str, concluded: str) -> None:

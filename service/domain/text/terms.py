@@ -5,7 +5,9 @@ words (`words`: ``_`` and punctuation separate words, except an inner ``&`` or a
 negations (`NEGATIONS`) become the term ``not``, single characters and English `STOPWORDS` are
 dropped, and each word is lightly stemmed (one suffix of ``ies -> y``, ``ing``, ``ed``, ``es``,
 ``s`` is removed when at least three characters remain; a lone ``s`` is kept after ``s``, ``u``
-or ``i``: "pass", "status", "analysis" are no plurals, and "passes" meets "pass"). The *shingles* of a text are its terms
+or ``i``: "pass", "status", "analysis" are no plurals, and "passes" meets "pass"; ``ed`` is kept
+after ``e``: "succeed", "proceed"; then a final ``e`` goes when four characters remain:
+"cache", "caching", "cached" and "caches" are one term). The *shingles* of a text are its terms
 plus its adjacent term pairs (bigrams).
 """
 
@@ -39,10 +41,15 @@ _NOT_PLURAL = ("ss", "us", "is")
 def _stem(word: str) -> str:
     for suffix, replacement in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            if suffix == "s" and word.endswith(_NOT_PLURAL):
-                return word
-            return word[: -len(suffix)] + replacement
-    return word
+            if (suffix == "s" and word.endswith(_NOT_PLURAL)) or (
+                suffix == "ed" and word.endswith("eed")
+            ):
+                break
+            word = word[: -len(suffix)] + replacement
+            break
+    # A final e goes too, so a verb or noun meets its inflections: "cache", "caching",
+    # "cached" and "caches" are all "cach" (trial 18: "caching" never met "cache").
+    return word[:-1] if word.endswith("e") and len(word) >= 4 else word
 
 
 @lru_cache(maxsize=65536)
