@@ -120,3 +120,18 @@ class Backend(Protocol):
     async def find_precedents(self, body: Json) -> Json:
         """`POST /v1/precedents` (scope read): `{items, count}` of past decisions."""
         ...
+
+
+async def read_whole(
+    backend: Backend, memory_id: str, as_of: str | None, known_at: str | None
+) -> Json:
+    """Return `get_memory`'s answer; for a reasoning trace, with the trace's own fields too.
+
+    A trace's `content` is its text flattened and capped (20,000 characters), so its steps
+    come from `get_trace` (`GET /v1/reasoning/{id}`): every step is shown (trial 18: a 135-step
+    session showed steps 0-42, cut mid-word).
+    """
+    memory = await backend.get_memory(memory_id, as_of, known_at)
+    if memory.get("kind") != "reasoning":
+        return memory
+    return {**memory, **await backend.get_trace(str(memory.get("memory_id")))}

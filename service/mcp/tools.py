@@ -38,7 +38,7 @@ from service.mcp.arguments import (
     StepArg,
     Time,
 )
-from service.mcp.backend import TOOL_SCOPES, Backend, BackendError, Json
+from service.mcp.backend import TOOL_SCOPES, Backend, BackendError, Json, read_whole
 
 BackendFor = Callable[["Context[Any, Any]"], Awaitable[Backend]]
 #: Checks the caller's key before a call's arguments are looked at; raises `BackendError`.
@@ -291,17 +291,7 @@ async def get_memory(
     ctx: Context[Any, Any], memory_id: MemoryId, as_of: Time = None, known_at: Time = None
 ) -> CallToolResult:
     """Read one memory: the current version, or the one believed at `known_at` about `as_of`; a reasoning trace comes whole, every step in order (scope read)."""
-
-    async def read(b: Backend) -> Json:
-        memory = await b.get_memory(memory_id, as_of, known_at)
-        if memory.get("kind") != "reasoning":
-            return memory
-        # A trace's `content` is its text flattened and capped (20,000 characters): its steps
-        # come from the trace itself, so every step is shown (trial 18: a 135-step session
-        # showed steps 0-42, cut mid-word).
-        return {**memory, **await b.get_trace(str(memory.get("memory_id")))}
-
-    return await _call(ctx, read, render.record)
+    return await _call(ctx, lambda b: read_whole(b, memory_id, as_of, known_at), render.record)
 
 
 async def history(ctx: Context[Any, Any], memory_id: MemoryId) -> CallToolResult:
