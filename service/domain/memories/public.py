@@ -72,10 +72,6 @@ def memory_public(record: MemoryRecord) -> Memory:
         metadata=json.loads(record.metadata_json) if record.metadata_json else None,
         episode=record.episode,
         position=record.position,
-        change_reason=_text(record.extra.get("change_reason")),
-        retracted_reason=_text(record.extra.get("retracted_reason")),
+        change_reason=record.stored("change_reason"),
+        retracted_reason=record.stored("retracted_reason"),
     )
-
-
-def _text(value: Any) -> str | None:
-    return None if value is None else str(value)

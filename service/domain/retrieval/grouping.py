@@ -108,9 +108,16 @@ def near_duplicates(a: MemoryRecord, b: MemoryRecord, threshold: float) -> bool:
         return False
     if a.subject is not None or b.subject is not None:
         return False
-    if numbers(a.content) != numbers(b.content):
-        return False
-    return similarity(a.content, b.content) >= threshold
+    return same_statement(a.content, b.content, threshold)
+
+
+def same_statement(a: str, b: str, threshold: float) -> bool:
+    """Return True when two texts state the same numbers and their terms are similar.
+
+    `similarity` (term shingle Jaccard) at least `threshold`: the test `near_duplicates` and
+    `states_task` make of two texts.
+    """
+    return numbers(a) == numbers(b) and similarity(a, b) >= threshold
 
 
 def states_task(observation: MemoryRecord, trace: MemoryRecord, threshold: float) -> bool:
@@ -132,8 +139,7 @@ def states_task(observation: MemoryRecord, trace: MemoryRecord, threshold: float
         return False
     said = observation.content.removeprefix(USER_LABEL)
     size = min(len(said), len(task))
-    said, task = said[:size], task[:size]
-    return numbers(said) == numbers(task) and similarity(said, task) >= threshold
+    return same_statement(said[:size], task[:size], threshold)
 
 
 def group(entries: list[Entry], duplicate_similarity: float) -> list[Entry]:
@@ -165,6 +171,7 @@ def group(entries: list[Entry], duplicate_similarity: float) -> list[Entry]:
             for memory_id in e.produced:
                 producer.setdefault(memory_id, e)
     asked: dict[str, Entry] = {}  # observation uid -> the trace whose task it states
+    requests: dict[str, list[Entry]] = {}  # trace uid -> those observations, best first
     if duplicate_similarity <= 1:
         traces = [e for e in entries if e.memory.kind == Kind.REASONING and not e.ranked.last]
         for e in entries:
@@ -174,6 +181,7 @@ def group(entries: list[Entry], duplicate_similarity: float) -> list[Entry]:
             )
             if trace is not None:
                 asked[e.memory.uid] = trace
+                requests.setdefault(trace.memory.uid, []).append(e)
     absorbed: set[str] = set()
     kept: list[Entry] = []
     for entry in entries:
@@ -184,7 +192,7 @@ def group(entries: list[Entry], duplicate_similarity: float) -> list[Entry]:
             entry = trace  # the request ranked first: its trace leads in its place
         uid = entry.memory.uid
         if entry.memory.kind == Kind.REASONING:
-            for request in (e for e in entries if asked.get(e.memory.uid) is entry):
+            for request in requests.get(uid, []):
                 if request.memory.uid not in absorbed:
                     entry.duplicates.append(request)
                     entry.score = max(entry.score, request.score)

@@ -59,7 +59,7 @@ def trace_page(
     now: datetime,
     origins: Sequence[str],
     similarity: float,
-    as_of: datetime | None = None,
+    as_of: datetime,
 ) -> tuple[list[Entry], dict[str, TraceRecord]]:
     """Return the page's groups and their whole traces, best first, `limit` traces per query.
 
@@ -83,14 +83,13 @@ def trace_page(
         now: the instant cited memories' changes are judged at.
         origins: the origins the read may see (cited memories of others come back hidden).
         similarity: the near-duplicate threshold (`grouping.group`).
-        as_of: the read's valid time (`in_force` is judged then); `now` when None.
+        as_of: the read's valid time (`in_force` is judged then).
 
     Returns:
         At most `limit` groups (`has_reasoning` False, `produced` the memory ids each trace
         produced, `in_force` set, collapsed copies in `duplicates`) and trace id -> trace
         for those read.
     """
-    at = as_of or now
     entries: list[Entry] = []
     groups: list[Entry] = []
     traces: dict[str, TraceRecord] = {}
@@ -111,7 +110,7 @@ def trace_page(
                     memory=record.trace,
                     has_reasoning=False,
                     produced=tuple(dict.fromkeys(p.memory_id for p in record.produced)),
-                    in_force=in_force(record.produced, at),
+                    in_force=in_force(record.produced, as_of),
                 )
             )
         groups = group(in_force_first([e.fresh() for e in entries]), similarity)
