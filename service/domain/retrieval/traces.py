@@ -59,7 +59,7 @@ def trace_page(
     now: datetime,
     origins: Sequence[str],
     similarity: float,
-    as_of: datetime,
+    as_of: datetime | None = None,
 ) -> tuple[list[Entry], dict[str, TraceRecord]]:
     """Return the page's groups and their whole traces, best first, `limit` traces per query.
 
@@ -83,7 +83,8 @@ def trace_page(
         now: the instant cited memories' changes are judged at.
         origins: the origins the read may see (cited memories of others come back hidden).
         similarity: the near-duplicate threshold (`grouping.group`).
-        as_of: the read's valid time (`in_force` is judged then).
+        as_of: the read's valid time (`in_force` is judged then); `now` when None (a caller
+            reading the page as it stands, as the tests of its read-back do).
 
     Returns:
         At most `limit` groups (`has_reasoning` False, `produced` the memory ids each trace
@@ -110,7 +111,7 @@ def trace_page(
                     memory=record.trace,
                     has_reasoning=False,
                     produced=tuple(dict.fromkeys(p.memory_id for p in record.produced)),
-                    in_force=in_force(record.produced, as_of),
+                    in_force=in_force(record.produced, as_of or now),
                 )
             )
         groups = group(in_force_first([e.fresh() for e in entries]), similarity)
