@@ -21,6 +21,9 @@ database still holding duplicates. In order:
    a thousand per write; only memories holding parts or whose content may hold an identifier
    are read. (Version 4: parts also hold joined neighbours, `getUserName`: username; 5: a version's
    number, `v4.5.0`: 4.5.0 and 4.5.)
+5. **Change reasons.** Versions written before a version stored why it was written
+   (`change_reason`, 2026-12-05) get the reason of their `SUPERSEDES` link to the version
+   before, a thousand per write, so `GET` and recall show what `/history` shows. (Version 6.)
 
 At start-up they run through `apply_migrations`, once per `MIGRATIONS_VERSION`: a database
 stamped with it (one `:SchemaMigration {name: 'rationale'}` node) skips them, so a large
@@ -55,6 +58,7 @@ class MigrationReport:
         sources_deleted: duplicate `:Source` nodes merged away.
         edges_moved: relationships moved from a duplicate onto the node kept.
         identifiers_split: memories whose identifier parts were set or read again.
+        reasons_copied: versions given their `SUPERSEDES` link's reason as `change_reason`.
     """
 
     node_times: int = 0
@@ -64,6 +68,7 @@ class MigrationReport:
     sources_deleted: int = 0
     edges_moved: int = 0
     identifiers_split: int = 0
+    reasons_copied: int = 0
 
     @property
     def changed(self) -> int:
@@ -76,12 +81,13 @@ class MigrationReport:
             + self.sources_deleted
             + self.edges_moved
             + self.identifiers_split
+            + self.reasons_copied
         )
 
 
 #: Bump when a step is added: a database stamped with an older version runs them all again.
-MIGRATIONS_VERSION = 5
-#: Memories split per write of the identifier-parts step.
+MIGRATIONS_VERSION = 6
+#: Memories changed per write of the identifier-parts and change-reason steps.
 IDENTIFIER_BATCH = 1000
 
 
@@ -159,6 +165,7 @@ def run_migrations(
         sources_deleted=int(sources["deleted"]),
         edges_moved=moved,
         identifiers_split=_split_identifiers(graph, rules.identifier_parts, namespace),
+        reasons_copied=_copy_change_reasons(graph, namespace),
     )
     if report.changed:
         log.warning("migrations changed stored data: %s", report)
@@ -187,6 +194,21 @@ def _split_identifiers(
             changed += _count(
                 graph, QueryName.MIGRATION_SET_IDENTIFIER_PARTS, {"rows": split}, "changed"
             )
+
+
+def _copy_change_reasons(graph: Graph, namespace: str | None) -> int:
+    """Give older versions their `SUPERSEDES` link's reason; return how many changed."""
+    changed = 0
+    while True:
+        batch = _count(
+            graph,
+            QueryName.MIGRATION_COPY_CHANGE_REASONS,
+            {"namespace": namespace, "limit": IDENTIFIER_BATCH},
+            "changed",
+        )
+        if batch == 0:
+            return changed
+        changed += batch
 
 
 def _count(graph: Graph, name: QueryName, params: Mapping[str, object], column: str) -> int:

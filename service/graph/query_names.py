@@ -53,6 +53,7 @@ class QueryName(StrEnum):
     MEMORY_LOCK_CONTENTS = "memory/lock_contents"
     MEMORY_LOCK_KEY = "memory/lock_key"
     MEMORY_RETRACT_MEMORY = "memory/retract_memory"
+    MIGRATION_COPY_CHANGE_REASONS = "migration/copy_change_reasons"
     MIGRATION_GET_PLAIN_SOURCE_INDEX = "migration/get_plain_source_index"
     MIGRATION_GET_STAMP = "migration/get_stamp"
     MIGRATION_LIST_UNKEYED_TASKS = "migration/list_unkeyed_tasks"

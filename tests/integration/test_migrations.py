@@ -104,6 +104,18 @@ RETURN size(traces) AS traces
 """
 
 
+OLD_REASONS = """
+CREATE (v1:Memory {namespace: $ns, uid: 'f1', memory_id: 'f', version: 1, kind: 'decision',
+                   content: 'Use Kafka', valid_from: datetime('2025-03-01T00:00:00Z'),
+                   system_from: datetime('2025-03-01T00:00:00Z'), system_to: datetime('2025-03-02T00:00:00Z')})
+CREATE (v2:Memory {namespace: $ns, uid: 'f2', memory_id: 'f', version: 2, kind: 'decision',
+                   content: 'Use Kafka', status: 'challenged', valid_from: datetime('2025-03-01T00:00:00Z'),
+                   system_from: datetime('2025-03-02T00:00:00Z')})
+CREATE (v2)-[s:SUPERSEDES {reason: 'challenged: the p95 doubled'}]->(v1)
+RETURN count(s)
+"""
+
+
 def snapshot(driver: Driver, namespace: str) -> list[Any]:
     """Every node and relationship of the namespace with its properties, as comparable text."""
     nodes, _, _ = driver.execute_query(
@@ -136,6 +148,8 @@ def test_migrations_fix_the_defects_and_a_second_run_changes_nothing(
         "CREATE INDEX source_sha IF NOT EXISTS FOR (s:Source) ON (s.namespace, s.sha256)"
     )
     assert one(scratch, DEFECTS, ns) == 6
+    # Two versions of a memory written before a version stored why it was written.
+    assert one(scratch, OLD_REASONS, ns) == 1
     instants_before = one(
         scratch,
         "MATCH (r:ReasoningTrace {namespace: $ns}) RETURN collect(r.system_from.epochSeconds * 1000000000 "
@@ -147,6 +161,9 @@ def test_migrations_fix_the_defects_and_a_second_run_changes_nothing(
     assert first.tasks_deleted == 2 and first.sources_deleted == 1
     assert first.node_times >= 6 + 6 + 4 and first.relationship_times == 6
     assert first.edges_moved == 4 + 1 + 3  # SERVED 2 + 2, RELATED_TO, EXTRACTED_FROM 3
+    assert first.reasons_copied == 1
+    reasons = "MATCH (m:Memory {namespace: $ns, memory_id: 'f'}) WITH m ORDER BY m.version RETURN collect(coalesce(m.change_reason, '-'))"
+    assert one(scratch, reasons, ns) == ["-", "challenged: the p95 doubled"]
 
     # Correct: one task per key with every edge, one source, one time form, same instants.
     assert one(scratch, "MATCH (t:Task {namespace: $ns}) RETURN count(t)", ns) == 2
