@@ -6,7 +6,14 @@ import pytest
 
 from service.domain.models import ProducedDraft, StepDraft, StepKind, TraceDraft, Verdict
 from service.domain.quality import assess
-from service.domain.text import asked_cause, claims, explanation, name_marks, read_claim
+from service.domain.text import (
+    asked_cause,
+    claims,
+    explanation,
+    name_marks,
+    read_claim,
+    terms,
+)
 
 T, A, OBS, C = StepKind.THOUGHT, StepKind.ACTION, StepKind.OBSERVATION, StepKind.CONCLUSION
 ENABLED = "the cache is enabled in config"
@@ -39,8 +46,8 @@ def two_steps(observed: str, concluded: str, task: str = "Check the cache settin
         "the cache is disabled in config",
         "the cache cannot be enabled in config",
         "the cache can't be enabled in config",
-        "the cache mustn't be enabled in config",
-        "the cache needn't be enabled in config",
+        "the cache wasnt enabled in config",  # trial 18: no apostrophe, still a negation
+        "the cache isnt enabled in config",
     ],
 )
 def test_negated_claim_has_the_core_of_the_plain_one(negated: str) -> None:
@@ -56,6 +63,41 @@ def test_double_negation_is_positive_and_questions_or_conditions_are_no_claims()
     assert read_claim("Is the cache enabled in config?") is None
     assert read_claim("if the cache is enabled in config the build is fast") is None
     assert claims("Config read. Is the cache on?") == [read_claim("Config read.")]
+
+
+@pytest.mark.parametrize(
+    "advice",
+    [
+        "the cache should be enabled in config",
+        "the cache mustn't be enabled in config",
+        "the cache needn't be enabled in config",
+        "the cache must be enabled in config",
+        "the cache needs to be enabled in config",
+        "we have to enable the cache in config",
+    ],
+)
+def test_advice_is_no_claim(advice: str) -> None:
+    # Trial 18: "The cache is disabled" -> "The cache should be enabled" was refused as a
+    # contradiction; what ought to be is no claim about what is.
+    assert read_claim(advice) is None
+    assert "contradicts_evidence" not in issues(
+        two_steps("the cache is disabled in config", advice)
+    )
+
+
+def test_irregular_and_doubled_forms_meet_their_base() -> None:
+    assert terms("ran runs running") == ("run", "run", "run")
+    assert terms("sent send; built build; stopped stop; planned plan") == (
+        "send",
+        "send",
+        "build",
+        "build",
+        "stop",
+        "stop",
+        "plan",
+        "plan",
+    )
+    assert terms("passed called added") == ("pass", "call", "add")
 
 
 def test_explanation_and_asked_cause_and_name_marks() -> None:
@@ -86,6 +128,11 @@ def test_explanation_and_asked_cause_and_name_marks() -> None:
         # Trial 18: "succeed" was "succe", "succeeded" "succeed"; likewise proceed, exceed.
         ("The migration succeeded on staging", "The migration did not succeed on staging"),
         ("The job exceeded its quota", "The job did not exceed its quota"),
+        # Trial 18: no apostrophe, an irregular past, a comparison.
+        ("the build passes on main", "the build doesnt pass on main"),
+        ("the migration ran on staging", "the migration did not run on staging"),
+        ("the worker kept the lock", "the worker did not keep the lock"),
+        ("p95 latency is above the SLO", "p95 latency is below the SLO"),
     ],
 )
 def test_conclusion_negating_the_evidence_is_rejected(observed: str, concluded: str) -> None:
@@ -120,6 +167,10 @@ def test_contradicted_cited_evidence_and_produced_only_conclusion() -> None:
             "the cache is not enabled in config",
         ),
         ("the cache is not disabled in config", ENABLED),  # double negation agrees
+        # Trial 18: a comparison negated is its opposite, advice is no claim.
+        ("p95 latency is not above the SLO", "p95 latency is below the SLO"),
+        ("p95 latency is below the SLO", "p95 latency is not above the SLO"),
+        ("the cache is disabled in config", "the cache should be enabled in config"),
     ],
 )
 def test_near_misses_are_not_contradictions(observed: str, concluded: str) -> None:

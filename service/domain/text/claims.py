@@ -6,7 +6,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from service.domain.text.lexicon import ANTONYMS, STATEMENT_NEGATIONS, STOPWORDS
+from service.domain.text.lexicon import ANTONYMS, DEONTIC_MODALS, STATEMENT_NEGATIONS, STOPWORDS
 from service.domain.text.normalise import words
 from service.domain.text.terms import NOT_TERM, terms
 
@@ -18,6 +18,9 @@ _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
 CONDITIONALS: frozenset[str] = frozenset(
     {"if", "unless", "whether", "when", "whenever", "suppose", "supposing", "assuming"}
 )
+
+#: Verbs that, followed by "to", say what ought to be ("needs to be enabled", "has to go").
+_OBLIGING = frozenset({"need", "needs", "have", "has"})
 
 #: Words after which a sentence gives the reason for (or the consequence of) what precedes.
 EXPLAINERS: frozenset[str] = frozenset({"because", "since", "so", "therefore", "hence", "thus"})
@@ -58,6 +61,14 @@ def _is_negation(word: str) -> bool:
     return word in STATEMENT_NEGATIONS or word.endswith("n't")
 
 
+def _prescribes(found: list[str]) -> bool:
+    """Whether a sentence's words say what ought to be ("should", "must", "needs to", ...)."""
+    return any(
+        w in DEONTIC_MODALS or (w in _OBLIGING and i + 1 < len(found) and found[i + 1] == "to")
+        for i, w in enumerate(found)
+    )
+
+
 def read_claim(sentence: str) -> Claim | None:
     """Read one sentence as a claim, its negation cues apart from what it says.
 
@@ -70,13 +81,14 @@ def read_claim(sentence: str) -> Claim | None:
         sentence: one sentence (see `sentences`).
 
     Returns:
-        The claim, or None for a question (ends with "?") or a condition (holds one of
-        `CONDITIONALS`: "if", "whether", "unless", ...).
+        The claim, or None for a question (ends with "?"), a condition (holds one of
+        `CONDITIONALS`: "if", "whether", "unless", ...) or advice (a `DEONTIC_MODALS` word or
+        "need/has/have to": "the cache should be enabled" says what ought to be, not what is).
     """
     if sentence.rstrip().endswith("?"):
         return None
     found = words(sentence)
-    if any(w in CONDITIONALS for w in found):
+    if any(w in CONDITIONALS for w in found) or _prescribes(found):
         return None
     core: list[str] = []
     cues: list[str] = []

@@ -177,7 +177,7 @@ STOPWORDS: frozenset[str] = HEDGES | frozenset(
 )
 
 #: Negation words; each becomes the term ``not`` (negation flips what a text restates).
-NEGATIONS: frozenset[str] = frozenset(
+_NEGATIONS: frozenset[str] = frozenset(
     {
         "no",
         "not",
@@ -204,10 +204,35 @@ NEGATIONS: frozenset[str] = frozenset(
     }
 )
 
+#: The negations, also as typed without their apostrophe ("doesnt", "isnt", "cant"; fresh-user
+#: trial 18: "the build doesnt pass" read as "the build passes").
+NEGATIONS: frozenset[str] = _NEGATIONS | frozenset(w.replace("'", "") for w in _NEGATIONS)
+
 #: Words that negate a whole statement (cues of opposition between two facts): the
 #: `NEGATIONS` plus negative pronouns.
 STATEMENT_NEGATIONS: frozenset[str] = NEGATIONS | frozenset(
     {"ain't", "mustn't", "neither", "nobody", "nothing"}
+)
+
+#: Modal verbs of obligation or advice: a sentence holding one says what ought to be, not what
+#: is, so it is no claim to set against an observation ("the cache is disabled" -> "the cache
+#: should be enabled" is advice, not a contradiction; fresh-user trial 18).
+DEONTIC_MODALS: frozenset[str] = frozenset(
+    {
+        "should",
+        "shouldn't",
+        "shouldnt",
+        "must",
+        "mustn't",
+        "mustnt",
+        "ought",
+        "shall",
+        "shan't",
+        "needn't",
+        "neednt",
+        "recommend",
+        "recommended",
+    }
 )
 
 #: Antonyms: the "negative" member -> the member it is mapped to when comparing texts.
@@ -249,6 +274,83 @@ ANTONYMS: dict[str, str] = {
     "broken": "working",
     "down": "up",
     "stopped": "running",
+    # Comparisons: "not above the SLO" and "below the SLO" say the same (fresh-user trial 18).
+    "below": "above",
+    "lower": "higher",
+    "less": "more",
+    "fewer": "more",
+    "decreased": "increased",
+    "decreases": "increases",
+    "decrease": "increase",
+    "slower": "faster",
+    "worse": "better",
+}
+
+#: Irregular verb forms -> their base form, so "ran" meets "run" and "sent" "send" (fresh-user
+#: trial 18). Each line: the base, then its irregular past forms. Forms with another common
+#: sense ("left", "read", "bound", "saw", "stuck") are left out.
+IRREGULAR_FORMS: dict[str, str] = {
+    form: line.split()[0]
+    for line in """
+    begin began begun
+    break broke
+    bring brought
+    build built
+    buy bought
+    catch caught
+    choose chose chosen
+    come came
+    become became
+    deal dealt
+    draw drew drawn
+    drive drove driven
+    eat ate eaten
+    fall fell fallen
+    feed fed
+    feel felt
+    fight fought
+    find found
+    fly flew flown
+    forget forgot forgotten
+    freeze froze frozen
+    get got gotten
+    give gave given
+    go went gone
+    grow grew grown
+    hide hid hidden
+    hold held
+    keep kept
+    know knew known
+    lose lost
+    make made
+    mean meant
+    meet met
+    overwrite overwrote overwritten
+    pay paid
+    rebuild rebuilt
+    rewrite rewrote rewritten
+    rise rose risen
+    run ran
+    see seen
+    sell sold
+    send sent
+    shake shook shaken
+    show shown
+    sleep slept
+    speak spoke spoken
+    spend spent
+    take took taken
+    teach taught
+    tear tore torn
+    tell told
+    throw threw thrown
+    understand understood
+    undo undid undone
+    wake woke woken
+    win won
+    write wrote written
+    """.strip().splitlines()
+    for form in line.split()[1:]
 }
 
 #: Words that make a question a question ("what did X say", "when would Y ..."): dropped with

@@ -7,17 +7,20 @@ dropped, and each word is lightly stemmed (one suffix of ``ies -> y``, ``ing``, 
 ``s`` is removed when at least three characters remain; a lone ``s`` is kept after ``s``, ``u``
 or ``i``: "pass", "status", "analysis" are no plurals, and "passes" meets "pass"; ``ed`` is kept
 after ``e``: "succeed", "proceed"; then a final ``e`` goes when four characters remain:
-"cache", "caching", "cached" and "caches" are one term). The *shingles* of a text are its terms
+"cache", "caching", "cached" and "caches" are one term; a consonant doubled before ``ing`` or
+``ed`` is undoubled, "running" and "stopped" meeting "run" and "stop"; irregular verb forms
+are read as their base first, `IRREGULAR_FORMS`: "ran" is "run"). The *shingles* of a text are its terms
 plus its adjacent term pairs (bigrams).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from functools import lru_cache
 from itertools import pairwise
 
-from service.domain.text.lexicon import NEGATIONS, STOPWORDS
+from service.domain.text.lexicon import IRREGULAR_FORMS, NEGATIONS, STOPWORDS
 from service.domain.text.normalise import fold_spaces, words
 
 #: The term every negation word becomes.
@@ -37,6 +40,9 @@ _SUFFIXES: tuple[tuple[str, str], ...] = (
 #: build passes", and the quality gate let that contradiction through.)
 _NOT_PLURAL = ("ss", "us", "is")
 
+#: A doubled final consonant left by "ing"/"ed" ("runn", "stopp"); l, s and z stay doubled.
+_DOUBLED = re.compile(r"([b-df-hj-kmnp-rtv-y])\1$")
+
 
 def _stem(word: str) -> str:
     for suffix, replacement in _SUFFIXES:
@@ -46,6 +52,9 @@ def _stem(word: str) -> str:
             ):
                 break
             word = word[: -len(suffix)] + replacement
+            if suffix in ("ing", "ed") and _DOUBLED.search(word) and len(word) >= 4:
+                # "running" -> "run", "stopped" -> "stop" ("passed", "called" keep theirs).
+                word = word[:-1]
             break
     # A final e goes too, so a verb or noun meets its inflections: "cache", "caching",
     # "cached" and "caches" are all "cach" (trial 18: "caching" never met "cache").
@@ -66,7 +75,7 @@ def _terms_cached(text: str) -> tuple[str, ...]:
         word = word.replace("'", "")
         if len(word) < 2 or word in STOPWORDS:
             continue
-        out.append(_stem(word))
+        out.append(_stem(IRREGULAR_FORMS.get(word, word)))
     return tuple(out)
 
 
