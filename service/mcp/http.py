@@ -32,7 +32,7 @@ from service.api.errors import HTTP_CODES
 from service.api.hosts import host_allowed, host_name
 from service.container import Services
 from service.errors import AuthError
-from service.json_types import DuplicateKeyError, lone_surrogate, strict_loads
+from service.mcp import messages
 from service.mcp.backend import Backend, BackendError
 from service.mcp.local import LocalBackend
 from service.mcp.tools import RationaleServer
@@ -86,8 +86,9 @@ def origin_allowed(origin: str | None, allowed: tuple[str, ...] | None) -> bool:
 class McpEndpoint:
     """The ASGI app behind `/mcp`: a bad key is a 401, a method but POST a 405, a coded body a 415.
 
-    A body whose JSON names a key twice is the JSON-RPC parse error (HTTP 400, -32700) the SDK
-    gives unreadable JSON, naming the key, where the SDK would keep the last value (REST: 422).
+    A body the SDK would misread (a repeated key, a lone surrogate, an id MCP does not allow, a
+    batch; `messages.refusal`) or not read at all is a 400 with its JSON-RPC error (-32700 or
+    -32600), as over stdio.
 
     The Host is checked for the whole app (`HostCheckMiddleware`); in dev mode, where no key
     guards the endpoint, a browser page's `Origin` must name a served host too (403
@@ -148,60 +149,11 @@ class McpEndpoint:
             await refusal(scope, receive, send)
             return
         body, receive = await read_whole(receive)
-        problem = None
-        code = -32700
-        try:
-            # The SDK's JSON reader keeps a repeated key's last value, and names a lone
-            # surrogate "unexpected end of hex escape"; REST bodies refuse both, saying so.
-            message = strict_loads(body)
-            surrogate = lone_surrogate(message)
-            if surrogate is not None:
-                problem = (
-                    f"Parse error: a string holds the lone surrogate {surrogate}: not Unicode text"
-                )
-            elif (bad := invalid_request(message)) is not None:
-                code, problem = -32600, f"Invalid Request: {bad}"
-        except DuplicateKeyError as exc:
-            problem = f"Parse error: {exc.msg}"
-        except (ValueError, RecursionError):
-            pass  # not JSON (or nested past Python's parser): the SDK answers its own error
-        if problem is not None:
-            refusal = JSONResponse(
-                {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": problem}},
-                status_code=400,
-            )
-            await refusal(scope, receive, send)
+        refused = messages.refusal(body)
+        if refused is not None:
+            await JSONResponse(refused.as_json(), status_code=400)(scope, receive, send)
             return
         await self.server.session_manager.handle_request(scope, receive, send)
-
-
-def invalid_request(message: object) -> str | None:
-    """Return why a JSON-RPC message is not one MCP allows (its `id`, a batch), or None.
-
-    MCP requests carry a string or integer id, never null (JSON-RPC 2.0 allows null and any
-    number; MCP narrows it). The SDK read a message with an object, list, fractional or
-    boolean id as a notification and answered 202 with nothing done (trial 15); such a
-    message is an Invalid Request (-32600). A message without `id` is a notification.
-
-    A JSON array is a JSON-RPC batch, which MCP no longer has (2025-06-18): the SDK answered
-    one with -32602 and four validation errors (trial 18); it is an Invalid Request too.
-
-    Args:
-        message: the parsed body (an object or an array; anything else is left to the SDK).
-
-    Returns:
-        e.g. "the id is an object: MCP ids are strings or integers"; None.
-    """
-    if isinstance(message, list):
-        return "a batch (a JSON array): send one message per request"
-    if not isinstance(message, dict) or "id" not in message:
-        return None
-    value = message["id"]
-    if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
-        return None
-    shown = {dict: "an object", list: "a list", float: "a fractional number", bool: "a boolean"}
-    sent = "null" if value is None else shown.get(type(value), type(value).__name__)
-    return f"the id is {sent}: MCP ids are strings or integers"
 
 
 async def read_whole(receive: Receive) -> tuple[bytes, Receive]:
