@@ -50,6 +50,34 @@ def _cut(text: str, limit: int | None) -> str:
     return f"{text[:limit]}... ({len(text) - limit} more characters)"
 
 
+def _hang(text: str, indent: str) -> str:
+    """Indent a text's later lines, so a multi-line memory or step reads as one item."""
+    return text.replace("\n", "\n" + indent)
+
+
+#: Most ids listed of the near-duplicates folded into a recall or search item.
+SHOWN_DUPLICATES = 5
+
+
+def _grouped(item: Json) -> list[str]:
+    """Notes on what a recall or search item stands for besides itself (REST fields).
+
+    Its near-duplicates (`duplicates`: trial 18, two sessions' copies of one trace folded into
+    one item without a word) and the trace that produced it (`reasoning`).
+    """
+    notes = []
+    duplicates = item.get("duplicates") or {}
+    if duplicates.get("count"):
+        ids = [str(i) for i in duplicates.get("memory_ids") or []]
+        listed = ", ".join(ids[:SHOWN_DUPLICATES]) + (" ..." if len(ids) > SHOWN_DUPLICATES else "")
+        notes.append(f"{duplicates['count']} near-duplicate(s) folded in: {listed}")
+    reasoning = item.get("reasoning") or {}
+    if reasoning.get("trace_id"):
+        task = _cut(" ".join(str(reasoning.get("task") or "").split()), 120)
+        notes.append(f"produced by trace {reasoning['trace_id']} (task: {task})")
+    return notes
+
+
 def _when(value: Any) -> str:
     return str(value) if value else "now"
 
@@ -124,7 +152,8 @@ def step_lines(
         label = str(s.get("kind"))
         if s.get("status") in ("hypothesis", "rejected"):
             label += ", hypothesis"
-        line = f"{indent}{s.get('index', 0)}. [{label}] {_cut(str(s.get('content')), limit)}"
+        content = _hang(_cut(str(s.get("content")), limit), indent + "   ")
+        line = f"{indent}{s.get('index', 0)}. [{label}] {content}"
         if s.get("rejected_by") is not None:
             line += f" (rejected by step {s['rejected_by']})"
         elif s.get("status") == "rejected":
@@ -149,11 +178,13 @@ def trace(t: Json, indent: str = "", *, brief: bool = False) -> str:
     lines = [
         f"{indent}Reasoning trace {trace_id} (origin {origin}, "
         f"quality {quality.get('verdict')} {quality.get('score')})",
-        f"{indent}Task: {_cut(str(t.get('task')), limit)}",
+        f"{indent}Task: {_hang(_cut(str(t.get('task')), limit), indent + '   ')}",
         *step_lines(list(t.get("steps") or []), indent, brief=brief, trace_id=str(trace_id)),
     ]
     if t.get("conclusion"):
-        lines.append(f"{indent}Conclusion: {_cut(str(t['conclusion']), limit)}")
+        lines.append(
+            f"{indent}Conclusion: {_hang(_cut(str(t['conclusion']), limit), indent + '   ')}"
+        )
     lines.extend(produced_lines(list(t.get("produced") or []), indent, limit))
     return "\n".join(lines)
 
@@ -181,10 +212,12 @@ def produced_lines(produced: list[Json], indent: str = "", limit: int | None = N
     lines = []
     for found in versions.values():
         first, latest = found[0], found[-1]
-        lines.append(f"{indent}Produced: {memory_line(first, limit=limit)}")
+        shown_first = _hang(memory_line(first, limit=limit), indent + "   ")
+        lines.append(f"{indent}Produced: {shown_first}")
         if latest is not first:
             same = latest.get("content") == first.get("content")
-            lines.append(f"{indent}  Now: {memory_line(latest, content=not same, limit=limit)}")
+            now = _hang(memory_line(latest, content=not same, limit=limit), indent + "     ")
+            lines.append(f"{indent}  Now: {now}")
     return lines
 
 
@@ -299,11 +332,12 @@ def ranked(answer: Json, what: str) -> str:
             notes.append("closed version")
         if item.get("in_force") is False:
             notes.append("its conclusion no longer holds (superseded, invalidated or retracted)")
+        notes.extend(_grouped(item))
         if item.get("kind") == "reasoning":
             lines.append(f"{n}. ({'; '.join(notes)})")
             lines.append(trace(item, indent="   ", brief=True))
         else:
-            lines.append(f"{n}. {memory_line(item)} ({'; '.join(notes)})")
+            lines.append(f"{n}. {_hang(memory_line(item), '   ')} ({'; '.join(notes)})")
     return "\n".join(lines)
 
 
@@ -319,7 +353,7 @@ def memories(answer: Json, title: str) -> str:
     items = list(answer.get("items") or [])
     if not items:
         return f"{title}: none."
-    lines = [f"{n}. {memory_line(m)}" for n, m in enumerate(items, 1)]
+    lines = [f"{n}. {_hang(memory_line(m), '   ')}" for n, m in enumerate(items, 1)]
     return "\n".join([f"{title} ({len(items)}):", *lines])
 
 

@@ -116,3 +116,31 @@ def test_a_recalled_trace_is_brief_and_get_memory_shows_it_whole() -> None:
 
 def test_a_windows_line_end_is_a_line_end() -> None:
     assert render.shown("line one\r\nline two\r") == "line one\nline two\\u000d"
+
+
+def test_a_multi_line_text_stays_inside_its_item() -> None:
+    """Trial 18: a memory's later lines started at column 0, read as the next item's."""
+    memory = {"kind": "observation", "memory_id": "m1", "version": 1, "content": "one\ntwo"}
+    step = {"index": 0, "kind": "observation", "content": "out\nerr"}
+    item = {"kind": "reasoning", "trace_id": "t1", "task": "a\nb", "steps": [step]}
+    text = render.ranked({"items": [memory, item]}, "recall")
+    assert "1. [observation] one\n   two (id m1" in text
+    assert "   0. [observation] out\n      err" in text and "   Task: a\n      b" in text
+    assert render.memories({"items": [memory]}, "History").endswith(
+        "one\n   two (id m1, v1, valid now to now)"
+    )
+
+
+def test_an_item_says_what_was_folded_into_it_and_which_trace_produced_it() -> None:
+    """Trial 18: two sessions' near-duplicate traces were one item, the text saying nothing."""
+    item = {
+        "kind": "decision",
+        "memory_id": "d1",
+        "version": 1,
+        "content": "Use Kafka",
+        "duplicates": {"count": 7, "memory_ids": [f"d{i}" for i in range(2, 9)]},
+        "reasoning": {"trace_id": "t1", "task": "Pick a\nqueue"},
+    }
+    text = render.ranked({"items": [item]}, "recall")
+    assert "7 near-duplicate(s) folded in: d2, d3, d4, d5, d6 ..." in text
+    assert "produced by trace t1 (task: Pick a queue)" in text

@@ -354,7 +354,8 @@ async def test_every_text_numbers_steps_from_0_as_rejects_does(
         _, stored = await ok(client, "get_memory", memory_id=trace["trace_id"])
         _, versions = await ok(client, "history", memory_id=trace["trace_id"])
         _, lineage = await ok(client, "lineage", memory_id=trace["produced"][0]["memory_id"])
-    assert "\n1. thought [hypothesis]: Maybe it is the cache" in versions  # the stored text
+    # The stored text, its later lines indented under the version's item.
+    assert "\n   1. thought [hypothesis]: Maybe it is the cache" in versions
     for text in (stored, lineage):  # get_memory shows a trace whole, as lineage does
         assert "\n1. [thought, hypothesis] Maybe it is the cache serving a stale fixture " in text
         assert "(rejected by step 2)" in text
