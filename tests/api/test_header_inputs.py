@@ -78,3 +78,15 @@ def test_head_of_the_mcp_endpoint_opens_no_stream(tenant: Tenant) -> None:
     """`/mcp` answers POST only: a HEAD is not run as the GET that opens an event stream."""
     r = tenant.client.head("/mcp", headers=tenant.headers)
     assert r.status_code == 405 and r.content == b""
+
+
+def test_two_if_match_headers_are_refused_and_write_nothing(tenant: Tenant) -> None:
+    """Trial 17: `If-Match: 1` and `If-Match: 2` wrote against the first; RFC 9110 reads them
+    as one list ("1, 2"), which is refused: a write names the one version it read."""
+    created = tenant.post("/v1/memories", json={"kind": "fact", "content": "Rack A"}).json()
+    path = f"/v1/memories/{created['memory_id']}"
+    headers = [*tenant.headers.items(), ("If-Match", "1"), ("If-Match", "2")]
+    r = tenant.client.patch(path, json={"content": "Rack B"}, headers=headers)
+    assert r.status_code == 422 and r.json()["code"] == "input.invalid", r.text
+    assert "got 2 headers" in r.json()["detail"]
+    assert tenant.get(path).json()["content"] == "Rack A"

@@ -188,13 +188,18 @@ def read_memory(
 def update_memory(
     memory_id: str,
     body: MemoryUpdate,
+    request: Request,
     services: ServicesDep,
     principal: WritePrincipal,
     if_match: Annotated[str | None, Header(include_in_schema=False)] = None,
 ) -> dict[str, object]:
-    """Write a new version; `If-Match: <version>` is required (409 when stale)."""
+    """Write a new version; one `If-Match: <version>` is required (409 when stale)."""
     if if_match is None:
         raise InvalidInputError("If-Match: <version> is required")
+    sent = len(request.headers.getlist("if-match"))
+    if sent > 1:
+        # Two headers are one list (RFC 9110 §5.3), as "3, 4" is: a write names one version.
+        raise InvalidInputError(f"If-Match must name the one version you read; got {sent} headers")
     return asdict(
         services.memories.update(
             user_writer(principal, body.actor),
