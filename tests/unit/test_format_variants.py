@@ -287,6 +287,44 @@ def test_claude_code_user_shell_commands_are_observations_not_requests() -> None
     ]
 
 
+def test_claude_code_a_write_not_permitted_is_refused_and_claims_no_decision() -> None:
+    """Trial 19: the Write was never permitted, yet "I've created CLAUDE.md" became an active
+    decision. The call is rejected; a to-do update after it resolves nothing; no decision."""
+
+    def call(call_id: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "tool_use", "id": call_id, "name": name, "input": args}
+
+    def result(call_id: str, content: str, **more: Any) -> dict[str, Any]:
+        return {"type": "tool_result", "tool_use_id": call_id, "content": content, **more}
+
+    denied = (
+        "Claude requested permissions to write to /p/CLAUDE.md, but you haven't granted it yet."
+    )
+    records = [
+        _user("u1", "Create a CLAUDE.md for this repository"),
+        _assistant("a1", call("t1", "Write", {"file_path": "/p/CLAUDE.md", "content": "# x"})),
+        _user("u2", [result("t1", denied, is_error=True)]),
+        _assistant("a2", call("t2", "TodoWrite", {"todos": []})),
+        _user("u3", [result("t2", "Todos have been modified successfully.")]),
+        _assistant("a3", _text("I've created a basic CLAUDE.md file for this repository.")),
+    ]
+    unit = parse_document(_jsonl(*records), "claude-code", "s.jsonl").units[0]
+    assert unit.trace is not None and unit.trace.produced is None
+    assert "session.refused_call" in unit.extra["warnings"]
+    write = next(i for i, s in enumerate(unit.trace.steps) if s.content.startswith("Write"))
+    assert any(write in s.rejects for s in unit.trace.steps)
+    # A call that worked after the refusal resolves it: the decision stands.
+    worked = [
+        *records[:5],
+        _assistant("a4", call("t3", "Bash", {"command": "cat > CLAUDE.md"})),
+        _user("u4", [result("t3", "")]),
+        records[5],
+    ]
+    unit = parse_document(_jsonl(*worked), "claude-code", "s.jsonl").units[0]
+    assert unit.trace is not None and unit.trace.produced is not None
+    assert unit.trace.produced.status == "active"
+
+
 # --- Codex -------------------------------------------------------------------------------------
 
 _PATCH = "*** Begin Patch\n*** Update File: README.md\n+--verbose\n*** End Patch"

@@ -194,6 +194,9 @@ def test_every_user_request_is_a_trace_or_its_follow_up(relative: str) -> None:
             assert is_chatter(
                 next(s for s in u.trace.steps if s.kind == StepKind.CONCLUSION).content
             )
+        elif "session.refused_call" in u.extra["warnings"]:  # its last working call was refused
+            assert u.trace.produced is None
+            assert any(s.rejects for s in u.trace.steps)
         else:
             assert u.trace.produced is not None and u.trace.produced.kind == "decision"
     # a trace per request: its first message is never a follow-up of the one before

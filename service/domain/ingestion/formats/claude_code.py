@@ -24,8 +24,14 @@ _BASH_OUTPUT = re.compile(r"<bash-(?:stdout|stderr)>(.*?)</bash-(?:stdout|stderr
 #: The request of a trace whose log starts with the agent's work (``claude -p`` stream-json
 #: output does not repeat the prompt).
 UNRECORDED_REQUEST = "(request not recorded: the log starts with the agent's work)"
-#: Tool results that say the user refused the call.
-_REFUSED = ("The user doesn't want to proceed with this tool use", "tool use was rejected")
+#: Tool results that say the user refused the call, or never permitted it (a session run
+#: without the permission: "Claude requested permissions to write to ..., but you haven't
+#: granted it yet."; trial 19).
+_REFUSED = (
+    "The user doesn't want to proceed with this tool use",
+    "tool use was rejected",
+    "but you haven't granted it yet",
+)
 _SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
 
 
@@ -82,7 +88,8 @@ def parse_records(records: list[dict[str, Any]], source_name: str) -> list[Inges
     Assistant blocks, in order: ``thinking`` and ``text`` are ``thought`` steps, ``tool_use``
     an ``action`` step (`describe_call`: the command, file or pattern); a ``tool_result`` is an
     ``observation`` step (trimmed, `trim_observation`); a result saying the user refused the
-    call `REJECTS` the call. So for each request: ``len(steps) == 1 (the request) +
+    call (or never permitted it, `_REFUSED`) `REJECTS` the call, and a request whose last
+    working call was refused produces no decision (`SessionTrace.finish`). So for each request: ``len(steps) == 1 (the request) +
     follow-ups + user shell commands and outputs + thinking/text blocks + tool_use blocks +
     tool_result blocks`` (+1 when the
     conclusion must be appended, see `SessionTrace.finish`).
@@ -129,7 +136,12 @@ def parse_records(records: list[dict[str, Any]], source_name: str) -> list[Inges
                 refused = any(marker in text for marker in _REFUSED)
                 if block.get("is_error") and not refused:
                     text = f"error: {text}"
-                current.result(text, block.get("tool_use_id"), refused=refused)
+                current.result(
+                    text,
+                    block.get("tool_use_id"),
+                    refused=refused,
+                    failed=bool(block.get("is_error")),
+                )
             if results:
                 continue
             text = _user_text(blocks)
@@ -167,6 +179,7 @@ def parse_records(records: list[dict[str, Any]], source_name: str) -> list[Inges
                     _describe_tool(name, block.get("input")),
                     block.get("id"),
                     subagent=name in _SUBAGENT_TOOLS,
+                    bookkeeping=name == "TodoWrite",
                 )
     label = f"Claude Code {title or source_stem(source_name)}"
     return session.units("claude-code", label, {"skipped_lines": skipped})

@@ -113,7 +113,9 @@ class SessionTrace:
     last_prose: int | None = None
     last_action: int | None = None
     pending_rejection: bool = False
+    refusal_unresolved: bool = False
     calls: dict[str, int] = field(default_factory=dict)
+    bookkeeping: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         """Record the request as the first observation step."""
@@ -154,8 +156,19 @@ class SessionTrace:
         self.steps.append(StepDraft(kind=StepKind.THOUGHT, content=truncate(text, MAX_STEP_CHARS)))
         self.last_prose = len(self.steps) - 1
 
-    def act(self, text: str, call_id: str | None = None, *, subagent: bool = False) -> None:
-        """Add a tool call (its tool and command/file/pattern, never its payload)."""
+    def act(
+        self,
+        text: str,
+        call_id: str | None = None,
+        *,
+        subagent: bool = False,
+        bookkeeping: bool = False,
+    ) -> None:
+        """Add a tool call (its tool and command/file/pattern, never its payload).
+
+        A `bookkeeping` call (a to-do list update) does no work: its result leaves a refusal
+        before it unresolved (`result`).
+        """
         if not text.strip() or not self._room():
             return
         content, cut = trim_action(text)
@@ -165,10 +178,27 @@ class SessionTrace:
         self.subagent_calls += subagent
         if call_id:
             self.calls[call_id] = self.last_action
+            if bookkeeping:
+                self.bookkeeping.add(call_id)
 
-    def result(self, text: str, call_id: str | None = None, *, refused: bool = False) -> None:
-        """Add a tool result (trimmed); a call the user refused `REJECTS` that call."""
+    def result(
+        self,
+        text: str,
+        call_id: str | None = None,
+        *,
+        refused: bool = False,
+        failed: bool = False,
+    ) -> None:
+        """Add a tool result (trimmed); a call the user refused `REJECTS` that call.
+
+        A refusal stays unresolved (`refusal_unresolved`: `finish` then produces nothing)
+        until a user follow-up or a later call that worked (not `failed`, not bookkeeping).
+        """
         text = text.strip() or "(no output)"
+        if refused:
+            self.refusal_unresolved = True
+        elif not failed and (call_id or "") not in self.bookkeeping:
+            self.refusal_unresolved = False
         if not self._room():
             return
         content, cut = trim_observation(text)
@@ -200,6 +230,7 @@ class SessionTrace:
             self.corrections += 1
         self._observe(f"User: {content}", rejects)
         self.pending_rejection = False
+        self.refusal_unresolved = False
 
     def finish(self) -> tuple[tuple[StepDraft, ...], ProducedDraft | None]:
         """Return the steps with the conclusion placed, and the produced decision.
@@ -210,7 +241,9 @@ class SessionTrace:
         prose that is neither. Otherwise (or without prose) a ``conclusion`` step naming the
         last action is appended. The produced memory is a ``decision`` (status ``active``) with
         the conclusion's text. A request the agent only answered with chatter, with no tool
-        call, concludes with that reply and produces nothing.
+        call, concludes with that reply and produces nothing; so does a request whose last
+        working tool call was refused (`refusal_unresolved`: "I've created CLAUDE.md" after the
+        write was not permitted is no decision; trial 19).
         """
         steps = list(self.steps)
         rejected = {r for s in steps for r in s.rejects}
@@ -242,6 +275,8 @@ class SessionTrace:
             )
         else:
             return tuple(steps), None
+        if self.refusal_unresolved:
+            return tuple(steps), None
         produced = ProducedDraft(
             kind=Kind.DECISION, content=truncate(text, MAX_STEP_CHARS), status="active"
         )
@@ -253,7 +288,8 @@ class SessionTrace:
         A request the agent never answered has no trace: its unit holds the request as an
         observation and ``extra["warnings"]`` says ``session.unanswered_request``. A request
         answered only with chatter has a trace that produces nothing, and the warning
-        ``session.chatter_reply``.
+        ``session.chatter_reply``; one whose last working call was refused likewise, with
+        ``session.refused_call``.
         """
         steps, produced = self.finish()
         first_line = self.request.strip().splitlines()[0] if self.request.strip() else ""
@@ -264,7 +300,8 @@ class SessionTrace:
                 task=truncate(self.request.strip(), MAX_TASK_CHARS), steps=steps, produced=produced
             )
             if produced is None:
-                warnings.append("session.chatter_reply")
+                unresolved = self.refusal_unresolved
+                warnings.append("session.refused_call" if unresolved else "session.chatter_reply")
         else:
             warnings.append("session.unanswered_request")
         return IngestUnit(
