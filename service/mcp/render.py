@@ -82,6 +82,23 @@ def _when(value: Any) -> str:
     return str(value) if value else "now"
 
 
+def _provenance(m: Json) -> list[str]:
+    """Who created a memory and, when another door wrote this version, who changed it.
+
+    Trial 19: a version maintenance wrote read "by user" (the creator's origin only).
+    """
+    created = m.get("created_by") or {}
+    changed = m.get("last_modified_by") or {}
+    notes = [f"by {created['origin']}"] if created.get("origin") else []
+    if changed.get("origin") and (changed.get("origin"), changed.get("actor")) != (
+        created.get("origin"),
+        created.get("actor"),
+    ):
+        actor = f" ({changed['actor']})" if changed.get("actor") else ""
+        notes.append(f"this version by {changed['origin']}{actor}")
+    return notes
+
+
 def memory_line(m: Json, *, content: bool = True, limit: int | None = None) -> str:
     """Render one memory version on one line: kind, content, then id, version and its times.
 
@@ -108,9 +125,7 @@ def memory_line(m: Json, *, content: bool = True, limit: int | None = None) -> s
         facts.append(f"written for: {m['change_reason']}")
     if m.get("retracted_reason"):
         facts.append(f"retracted: {m['retracted_reason']}")
-    origin = (m.get("created_by") or {}).get("origin")
-    if origin:
-        facts.append(f"by {origin}")
+    facts.extend(_provenance(m))
     text = _cut(str(m.get("content")), limit) if content else "same text"
     return f"[{m.get('kind')}] {text} ({', '.join(facts)})"
 

@@ -144,3 +144,19 @@ def test_an_item_says_what_was_folded_into_it_and_which_trace_produced_it() -> N
     text = render.ranked({"items": [item]}, "recall")
     assert "7 near-duplicate(s) folded in: d2, d3, d4, d5, d6 ..." in text
     assert "produced by trace t1 (task: Pick a queue)" in text
+
+
+def test_a_version_another_door_wrote_says_who_changed_it() -> None:
+    """Trial 19: a version maintenance wrote read "by user" (the creator only)."""
+    m = {
+        "kind": "decision",
+        "memory_id": "d1",
+        "version": 3,
+        "content": "Use Kafka",
+        "created_by": {"origin": "user", "actor": "agent-1"},
+        "last_modified_by": {"origin": "maintenance", "actor": "job:evidence-drift"},
+    }
+    line = render.memory_line(m)
+    assert "by user, this version by maintenance (job:evidence-drift))" in line
+    same = {**m, "last_modified_by": m["created_by"]}
+    assert "this version" not in render.memory_line(same)
