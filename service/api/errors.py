@@ -263,6 +263,24 @@ BODY_MODELS: dict[type[errors.RationaleError], type[BaseModel]] = {
 }
 
 
+#: Headers an error status always carries (`handle_domain_error`), as OpenAPI declares them.
+RESPONSE_HEADERS: dict[int, dict[str, Any]] = {
+    401: {
+        "WWW-Authenticate": {
+            "description": "`Bearer`: the scheme the key is sent with.",
+            "schema": {"type": "string"},
+        }
+    },
+    503: {
+        "Retry-After": {
+            "description": "Seconds to wait before trying again (the database is unavailable "
+            "or timed out).",
+            "schema": {"type": "integer", "minimum": 1},
+        }
+    },
+}
+
+
 def error_responses(
     *raised: type[errors.RationaleError],
     auth: bool = True,
@@ -339,6 +357,9 @@ def error_responses(
         "model": ErrorBody,
         "description": "Codes: `internal` (an unexpected fault, logged with its traceback).",
     }
+    for status, header in RESPONSE_HEADERS.items():
+        if status in answers:
+            answers[status]["headers"] = header
     return dict(sorted(answers.items(), key=lambda item: int(item[0])))
 
 

@@ -158,3 +158,18 @@ def test_every_declared_error_answer_is_json(app_client: TestClient) -> None:
                     )
     r = app_client.get("/browser/rationale.grass", headers={"Host": "evil.example"})
     assert r.status_code == 421 and r.headers["content-type"].startswith("application/json")
+
+
+def test_every_503_and_401_declares_the_header_it_always_carries(app_client: TestClient) -> None:
+    """Trial 19: every 503 carries `Retry-After` and every 401 `WWW-Authenticate`, which no
+    operation declared."""
+    spec = app_client.get("/openapi.json").json()
+    seen = {503: 0, 401: 0}
+    for path, methods in spec["paths"].items():
+        for method, operation in methods.items():
+            for status, header in ((503, "Retry-After"), (401, "WWW-Authenticate")):
+                answer = operation.get("responses", {}).get(str(status))
+                if answer is not None:
+                    assert header in answer.get("headers", {}), (method, path, status)
+                    seen[status] += 1
+    assert seen[503] > 10 and seen[401] > 10, seen

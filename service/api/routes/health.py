@@ -8,7 +8,7 @@ from pydantic import BaseModel, Field
 
 from service.api.auth_gate import ScopedRoute
 from service.api.deps import ServicesDep
-from service.api.errors import error_responses
+from service.api.errors import RESPONSE_HEADERS, error_responses
 from service.graph.availability import Bounded
 from service.graph.schema import is_online
 
@@ -57,7 +57,11 @@ def _checker(request: Request, budget_s: float) -> Bounded[tuple[bool, bool]]:
     response_model=Readiness,
     responses={
         **error_responses(auth=False, validation=False, graph=False, host=False),
-        503: {"model": Readiness, "description": "Not ready: what is missing."},
+        503: {
+            "model": Readiness,
+            "description": "Not ready: what is missing.",
+            "headers": {"Retry-After": {**RESPONSE_HEADERS[503]["Retry-After"]}},
+        },
     },
 )
 def readyz(request: Request, services: ServicesDep) -> JSONResponse:
