@@ -305,9 +305,9 @@ def test_asciidoc_titles_are_headings_only_in_an_asciidoc_document() -> None:
         "## Decision\n\nWe will use Redis.\n"
     )
     (unit,) = parse_document(markdown, "auto", "0003-redis.md").units
-    assert unit.title == "Use Redis"
+    assert unit.title == "ADR 3: Use Redis"  # the number only its file name carried
     assert unit.observations == ("Carts are lost. == not a heading in Markdown",)
     adoc = markdown.replace("Use Redis\n=========", "= Use Redis").replace("## ", "== ")
     (unit,) = parse_document(adoc, "auto", "0003-redis.adoc").units
-    assert unit.title == "Use Redis"
+    assert unit.title == "ADR 3: Use Redis"
     assert _steps(unit)[-1] == ("conclusion", "We will use Redis.")

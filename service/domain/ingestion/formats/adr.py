@@ -6,7 +6,12 @@ import re
 from datetime import UTC, datetime
 from pathlib import PurePosixPath
 
-from service.domain.ingestion.formats.adr_meta import adr_date, adr_status, title_number
+from service.domain.ingestion.formats.adr_meta import (
+    adr_date,
+    adr_status,
+    numbered_title,
+    title_number,
+)
 from service.domain.ingestion.formats.adr_options import (
     arguments_by_option,
     because,
@@ -19,6 +24,7 @@ from service.domain.ingestion.formats.adr_sections import (
     BODY_AMENDS,
     Document,
     key_values,
+    lead_ins_joined,
     read_document,
     relation_clauses,
 )
@@ -218,6 +224,7 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
     own = adr_key(stem)
     if not own.isdigit():  # a file named by its slug: the title may carry the number
         own = title_number(title) or own
+    title = numbered_title(title, stem, own)
     meta_kv = key_values(doc.preamble)
     for key, value in doc.meta.items():
         if isinstance(value, (str, int, float)) or hasattr(value, "isoformat"):
@@ -296,9 +303,8 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
         if block.kind == "paragraph" and not noise:
             observe(block.text)
     for section in doc.of("summary", "context"):
-        for block in section.blocks:
-            if block.kind not in ("html", "hr") and block.text:
-                observe(block.text)
+        for text in lead_ins_joined(section.blocks):
+            observe(text)
     for section in doc.of("drivers"):
         items = [i for b in section.blocks for i in (b.items or (b.text,)) if i]
         if items:

@@ -41,6 +41,8 @@ _TITLE_NUMBER = re.compile(
     r"|(?:decision\s+(?:record\s+)?)?#?0*(\d+)(?:[.:)]|\s+[-\u2013\u2014])\s)"
 )
 _LONGEST_QUOTED = 80
+#: A date in front of a file stem (`2021-12-12_create_an_adl`): no record number.
+_STEM_DATE = re.compile(ISO_DATE)
 #: A relation that says this record ended (``Superseded by ADR-61``): a status, not a link only.
 _SUPERSEDED_BY = dict(RELATIONS)["superseded_by"]
 
@@ -252,3 +254,27 @@ def adr_date(
         f"{ADR_DATE_UNREADABLE}: {source_name}: date {texts} could not be read (an ISO 8601 "
         "date within the years 1-9999 in UTC is); the record is dated at its ingestion"
     )
+
+
+def numbered_title(title: str, stem: str, own: str) -> str:
+    """Return the title with the record's number in front when only its file name carries it.
+
+    `0045-use-input-flag.md` titled "Use `--input` Flag ..." becomes "ADR 45: Use `--input`
+    Flag ...", so "ADR 45" finds it as "ADR 109" finds "ADR 109: Reduce ..." (trial 17: "why
+    was ADR 45 superseded" missed it). A number of more than four digits or a date in front
+    of the stem (`20200926-...`, `2021-12-12_...`) is no record number; a title already
+    holding the number is kept.
+
+    Args:
+        title: the record's title.
+        stem: its file stem.
+        own: its ADR key (`adr_key`).
+
+    Returns:
+        The title, numbered or as it was.
+    """
+    if not own.isdigit() or len(own) > 4 or _STEM_DATE.match(stem):
+        return title
+    if re.search(rf"(?<!\d)0*{own}(?!\d)", title):
+        return title
+    return f"ADR {own}: {title}"
