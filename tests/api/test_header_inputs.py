@@ -90,3 +90,20 @@ def test_two_if_match_headers_are_refused_and_write_nothing(tenant: Tenant) -> N
     assert r.status_code == 422 and r.json()["code"] == "input.invalid", r.text
     assert "got 2 headers" in r.json()["detail"]
     assert tenant.get(path).json()["content"] == "Rack A"
+
+
+def test_a_memory_answer_tags_its_version_for_if_match(tenant: Tenant) -> None:
+    """Trial 19: the version was in the body only; `ETag` carries it for `If-Match`."""
+    created = tenant.post("/v1/memories", json={"kind": "fact", "content": "Rack A"}).json()
+    path = f"/v1/memories/{created['memory_id']}"
+    read = tenant.get(path)
+    assert read.headers["etag"] == '"1"'
+    updated = tenant.patch(
+        path, json={"content": "Rack B"}, headers={"If-Match": read.headers["etag"]}
+    )
+    assert updated.status_code == 200 and updated.headers["etag"] == '"2"', updated.text
+    assert tenant.get(path).headers["etag"] == '"2"'
+    spec = tenant.client.get("/openapi.json").json()["paths"]["/v1/memories/{memory_id}"]
+    for method in ("get", "patch"):
+        ok = spec[method]["responses"]["200"]
+        assert "ETag" in ok["headers"] and "$ref" in str(ok["content"]), (method, ok)

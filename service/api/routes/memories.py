@@ -6,7 +6,7 @@ import re
 from dataclasses import asdict
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, Query, Request
+from fastapi import APIRouter, Header, Query, Request, Response
 from fastapi.responses import JSONResponse
 from starlette.convertors import StringConvertor, register_url_convertor
 
@@ -159,11 +159,35 @@ def create_memories(
     return respond(services, principal, request, body, call)
 
 
+#: The 200 of a memory read or write: its version as an entity tag, for `If-Match`.
+ETAG_HEADER = {
+    200: {
+        "description": "The memory version.",
+        "headers": {
+            "ETag": {
+                "description": 'The version as an entity tag (`"3"`): send it back as '
+                "`If-Match` to update this version.",
+                "schema": {"type": "string"},
+            }
+        },
+    }
+}
+
+
+def tag_version(response: Response, memory: dict[str, object]) -> dict[str, object]:
+    """Set `ETag: "<version>"` on a memory's answer (RFC 9110 §8.8.3) and return the memory."""
+    response.headers["ETag"] = f'"{memory["version"]}"'
+    return memory
+
+
 @router.get(
-    "/{memory_id:memory_id}", response_model=MemoryPublic, responses=error_responses(MemoryNotFound)
+    "/{memory_id:memory_id}",
+    response_model=MemoryPublic,
+    responses={**ETAG_HEADER, **error_responses(MemoryNotFound)},
 )
 def read_memory(
     memory_id: str,
+    response: Response,
     services: ServicesDep,
     principal: ReadPrincipal,
     as_of: Annotated[
@@ -174,21 +198,26 @@ def read_memory(
     ] = None,
 ) -> dict[str, object]:
     """Return the current version, or the one believed at `known_at` about `as_of`."""
-    return asdict(services.memories.get(principal.namespace, memory_id, as_of, known_at))
+    memory = asdict(services.memories.get(principal.namespace, memory_id, as_of, known_at))
+    return tag_version(response, memory)
 
 
 @router.patch(
     "/{memory_id:memory_id}",
     response_model=MemoryPublic,
     openapi_extra=IF_MATCH_HEADER,
-    responses=error_responses(
-        *_CREATE_ERRORS, MemoryNotFound, VersionConflict, ConflictError, body=True
-    ),
+    responses={
+        **ETAG_HEADER,
+        **error_responses(
+            *_CREATE_ERRORS, MemoryNotFound, VersionConflict, ConflictError, body=True
+        ),
+    },
 )
 def update_memory(
     memory_id: str,
     body: MemoryUpdate,
     request: Request,
+    response: Response,
     services: ServicesDep,
     principal: WritePrincipal,
     if_match: Annotated[str | None, Header(include_in_schema=False)] = None,
@@ -200,14 +229,13 @@ def update_memory(
     if sent > 1:
         # Two headers are one list (RFC 9110 §5.3), as "3, 4" is: a write names one version.
         raise InvalidInputError(f"If-Match must name the one version you read; got {sent} headers")
-    return asdict(
-        services.memories.update(
-            user_writer(principal, body.actor),
-            memory_id,
-            expected_version(if_match),
-            body.model_dump(exclude={"actor"}, exclude_unset=True),
-        )
+    updated = services.memories.update(
+        user_writer(principal, body.actor),
+        memory_id,
+        expected_version(if_match),
+        body.model_dump(exclude={"actor"}, exclude_unset=True),
     )
+    return tag_version(response, asdict(updated))
 
 
 def expected_version(if_match: str) -> int:
