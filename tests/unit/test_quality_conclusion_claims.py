@@ -133,6 +133,13 @@ def test_explanation_and_asked_cause_and_name_marks() -> None:
         ("the migration ran on staging", "the migration did not run on staging"),
         ("the worker kept the lock", "the worker did not keep the lock"),
         ("p95 latency is above the SLO", "p95 latency is below the SLO"),
+        # Trial 18: a reporting frame, and the second clause of a sentence.
+        ("the CI config shows caching is enabled", "caching is not enabled"),
+        ("The build passed, but the cache is disabled in config.", ENABLED),
+        (
+            "the cache is enabled in config",
+            "The build is green, and the cache is disabled in config",
+        ),
     ],
 )
 def test_conclusion_negating_the_evidence_is_rejected(observed: str, concluded: str) -> None:
@@ -171,6 +178,17 @@ def test_contradicted_cited_evidence_and_produced_only_conclusion() -> None:
         ("p95 latency is not above the SLO", "p95 latency is below the SLO"),
         ("p95 latency is below the SLO", "p95 latency is not above the SLO"),
         ("the cache is disabled in config", "the cache should be enabled in config"),
+        # A negated report says nothing about what it would have shown; nor does a condition.
+        (
+            "the log does not show the cache is enabled in config",
+            "the cache is not enabled in config",
+        ),
+        (
+            "If the build passed, the cache is enabled in config.",
+            "the cache is not enabled in config",
+        ),
+        # "state" is a noun as often: it stays part of the claim.
+        ("the state is enabled", "the cache is not enabled"),
     ],
 )
 def test_near_misses_are_not_contradictions(observed: str, concluded: str) -> None:

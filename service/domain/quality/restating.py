@@ -56,9 +56,9 @@ def contradicts_evidence(trace: TraceFacts, th: QualityThresholds) -> list[Quali
     last: dict[tuple[str, ...], tuple[int, Claim, str]] = {}
     for index, text in trace.sources:
         for sentence in sentences(text):
-            found = claims(sentence)
-            if found and found[0].core in cores:
-                last[found[0].core] = (index, found[0], sentence)
+            for found in claims(sentence):
+                if found.core in cores:
+                    last[found.core] = (index, found, sentence)
     for claim in said:
         if claim.core not in last:
             continue
