@@ -45,6 +45,22 @@ def status_for(exc: errors.RationaleError) -> int:
     return _status_of_class(type(exc))
 
 
+#: Seconds a 503 asks the client to wait: the breaker probes Neo4j every 0.5 s and closes as
+#: soon as it answers (`graph.availability`), so an outage's refusals say 1, as `/readyz` does;
+#: a timeout or a failed model says 5.
+RETRY_AFTER_UNAVAILABLE_S = 1
+RETRY_AFTER_S = 5
+
+
+def retry_after(exc: errors.RationaleError) -> str:
+    """Return the `Retry-After` seconds of a 503 (`RETRY_AFTER_UNAVAILABLE_S` or `RETRY_AFTER_S`)."""
+    if isinstance(exc, errors.GraphUnavailableError) and not isinstance(
+        exc, errors.GraphTimeoutError
+    ):
+        return str(RETRY_AFTER_UNAVAILABLE_S)
+    return str(RETRY_AFTER_S)
+
+
 async def handle_domain_error(request: Request, exc: Exception) -> JSONResponse:
     """Answer a domain error with `{"detail", "code", ...extra}` (`detail` bounded)."""
     assert isinstance(exc, errors.RationaleError)
@@ -56,7 +72,7 @@ async def handle_domain_error(request: Request, exc: Exception) -> JSONResponse:
     elif status >= 500:
         log.error("%s %s failed: %s", request.method, request.url.path, exc.message)
     body = {"detail": bounded_detail(exc.message), "code": exc.code, **jsonable_encoder(exc.extra)}
-    headers = {"Retry-After": "5"} if status == 503 else None
+    headers = {"Retry-After": retry_after(exc)} if status == 503 else None
     if status == 401:
         headers = {"WWW-Authenticate": "Bearer"}
     return JSONResponse(body, status_code=status, headers=headers)
