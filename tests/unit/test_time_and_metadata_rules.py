@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from service.domain.ingestion.formats import FormatError, parse
+from service.domain.ingestion.formats import FormatError, parse, parse_document
 from service.domain.ingestion.formats.adr_sections import key_values, read_document
 from service.domain.ingestion.formats.common import parse_time
 from service.domain.memories import shifted
@@ -108,6 +108,18 @@ def test_each_metadata_line_is_its_own_key(meta: str) -> None:
 
 def test_the_front_matter_layout_reads_the_same() -> None:
     content = "---\nstatus: rejected\ndate: 2023-05-01\n---\n# ADR-7001: Use rabbit" + BODY
+    (unit,) = parse(content, "adr", "adr-7001.md")
+    assert (unit.extra["status"], unit.valid_from) == ("rejected", datetime(2023, 5, 1, tzinfo=UTC))
+
+
+@pytest.mark.parametrize(
+    "front",
+    ["status:\trejected\ndate: 2023-05-01", "status: rejected\ndate:\t2023-05-01\ntags:\n\t- mq"],
+)
+def test_tabs_in_front_matter_read_as_spaces(front: str) -> None:
+    """YAML refuses a tab after `status:` or as indentation; the whole ADR was plain text."""
+    content = f"---\n{front}\n---\n# ADR-7001: Use rabbit" + BODY
+    assert parse_document(content, "auto", "adr-7001.md").format == "adr"
     (unit,) = parse(content, "adr", "adr-7001.md")
     assert (unit.extra["status"], unit.valid_from) == ("rejected", datetime(2023, 5, 1, tzinfo=UTC))
 

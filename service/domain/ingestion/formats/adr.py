@@ -24,7 +24,6 @@ from service.domain.ingestion.formats.adr_sections import (
     BODY_AMENDS,
     Document,
     key_values,
-    lead_ins_joined,
     read_document,
     relation_clauses,
 )
@@ -37,6 +36,7 @@ from service.domain.ingestion.formats.common import (
     source_stem,
     truncate,
 )
+from service.domain.ingestion.formats.markdown import lead_ins_joined
 from service.domain.models import (
     IngestUnit,
     Kind,

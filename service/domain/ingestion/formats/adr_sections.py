@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -237,6 +237,20 @@ def _timestamp_as_text(loader: _TextTimestamps, node: yaml.Node) -> str:
 _TextTimestamps.add_constructor("tag:yaml.org,2002:timestamp", _timestamp_as_text)
 
 
+def _load_yaml(text: str, loader: type[yaml.SafeLoader] = yaml.SafeLoader) -> Any:
+    """Parse front matter with `loader`, reading refused tabs as two spaces each.
+
+    YAML refuses tabs as indentation or separators; an editor's tab after `status:` made a
+    whole ADR plain text.
+    """
+    try:
+        return yaml.load(text, Loader=loader)  # a SafeLoader: no object tags
+    except yaml.YAMLError:
+        if "\t" not in text:
+            raise
+        return yaml.load(text.replace("\t", "  "), Loader=loader)
+
+
 def split_front_matter(content: str) -> tuple[dict[str, Any], str]:
     """Return a document's YAML front matter (``{}`` when none) and its body.
 
@@ -250,13 +264,13 @@ def split_front_matter(content: str) -> tuple[dict[str, Any], str]:
         if lines[i].strip() == "---":
             text = "".join(lines[1:i])
             try:
-                meta = yaml.safe_load(text)
+                meta = _load_yaml(text)
             except yaml.YAMLError as exc:
                 raise FormatError(f"adr: front matter is not valid YAML ({exc})") from exc
             except (ValueError, OverflowError):
                 # A timestamp no calendar has (`date: 2023-02-30`): PyYAML raises while building
                 # it. Read as text, it is an unreadable date, as the same `Date:` line would be.
-                meta = yaml.load(text, Loader=_TextTimestamps)  # a SafeLoader: no object tags
+                meta = _load_yaml(text, _TextTimestamps)
             return (meta if isinstance(meta, dict) else {}), "".join(lines[i + 1 :])
     return {}, content
 
@@ -412,34 +426,3 @@ def relation_clauses(texts: Iterable[str]) -> list[tuple[str, str]]:
                     out.append((kind, clause[match.end() :]))
                     break
     return out
-
-
-def lead_ins_joined(blocks: Sequence[Block]) -> list[str]:
-    """Return the texts of a section's blocks, a lead-in joined to the block it introduces.
-
-    A paragraph ending with ":" ("RAG architecture consists of these steps:") says nothing
-    alone: it is one observation with the list, code or table after it (trial 19: the bare
-    lead-in outranked the record for "which option did we choose for the RAG architecture").
-    HTML and rules are left out.
-
-    Args:
-        blocks: the section's blocks, in order.
-
-    Returns:
-        One text per observation.
-    """
-    kept = [b for b in blocks if b.kind not in ("html", "hr") and b.text]
-    texts: list[str] = []
-    joined = False
-    for i, block in enumerate(kept):
-        after = kept[i + 1] if i + 1 < len(kept) else None
-        if joined:
-            joined = False
-            continue
-        lead_in = block.kind == "paragraph" and block.text.rstrip().endswith(":")
-        if lead_in and after is not None and after.kind in ("list", "code", "table"):
-            texts.append(f"{block.text}\n{after.text}")
-            joined = True
-        else:
-            texts.append(block.text)
-    return texts

@@ -192,3 +192,34 @@ def chunk_text(text: str, limit: int = MAX_TEXT_CHUNK_CHARS) -> list[str]:
     if current:
         chunks.append(current)
     return chunks
+
+
+def lead_ins_joined(blocks: Sequence[Block]) -> list[str]:
+    """Return the texts of a section's blocks, a lead-in joined to the block it introduces.
+
+    A paragraph ending with ":" ("RAG architecture consists of these steps:") says nothing
+    alone: it is one observation with the list, code or table after it (trial 19: the bare
+    lead-in outranked the record for "which option did we choose for the RAG architecture").
+    HTML and rules are left out.
+
+    Args:
+        blocks: the section's blocks, in order.
+
+    Returns:
+        One text per observation.
+    """
+    kept = [b for b in blocks if b.kind not in ("html", "hr") and b.text]
+    texts: list[str] = []
+    joined = False
+    for i, block in enumerate(kept):
+        after = kept[i + 1] if i + 1 < len(kept) else None
+        if joined:
+            joined = False
+            continue
+        lead_in = block.kind == "paragraph" and block.text.rstrip().endswith(":")
+        if lead_in and after is not None and after.kind in ("list", "code", "table"):
+            texts.append(f"{block.text}\n{after.text}")
+            joined = True
+        else:
+            texts.append(block.text)
+    return texts
