@@ -20,6 +20,7 @@ from service.domain.reasoning import ReasoningService
 from service.domain.reasoning.record import task_key
 from service.domain.retrieval import RetrievalConfig, RetrievalService
 from service.domain.text.lexical import identifier_parts
+from service.domain.text.normalise import normalise_for_match
 from service.embeddings import Embedder, SentenceTransformerEmbedder, pin_mmap_threshold
 from service.graph.availability import Availability
 from service.graph.cypher import QueryRegistry
@@ -132,7 +133,9 @@ def build_services(settings: Settings, embedder: Embedder | None = None) -> Serv
                 cache_dir=settings.embedding_cache_dir,
             )
         check_model_dimension(settings.embedding_dim, embedder.dimension)
-        rules = DomainRules(task_key=task_key, identifier_parts=identifier_parts)
+        rules = DomainRules(
+            task_key=task_key, identifier_parts=identifier_parts, match_form=normalise_for_match
+        )
         log.info("migrations: %s", apply_migrations(graph, rules) or "already applied")
         applied = apply_schema(graph, embedding_dim=embedder.dimension)
         log.info("schema: %d statements applied (idempotent)", len(applied))

@@ -24,6 +24,10 @@ database still holding duplicates. In order:
 5. **Change reasons.** Versions written before a version stored why it was written
    (`change_reason`, 2026-12-05) get the reason of their `SUPERSEDES` link to the version
    before, a thousand per write, so `GET` and recall show what `/history` shows. (Version 6.)
+6. **Match forms.** Memories whose content holds a format character (Unicode Cf: a zero-width
+   space, a soft hyphen...) get their `content_norm` as `normalise_for_match` reads it now,
+   without them (version 7), a thousand per write: a write of the same visible text then finds
+   the stored one.
 
 At start-up they run through `apply_migrations`, once per `MIGRATIONS_VERSION`: a database
 stamped with it (one `:SchemaMigration {name: 'rationale'}` node) skips them, so a large
@@ -59,6 +63,7 @@ class MigrationReport:
         edges_moved: relationships moved from a duplicate onto the node kept.
         identifiers_split: memories whose identifier parts were set or read again.
         reasons_copied: versions given their `SUPERSEDES` link's reason as `change_reason`.
+        norms_set: memories whose match form was read again without format characters.
     """
 
     node_times: int = 0
@@ -69,6 +74,7 @@ class MigrationReport:
     edges_moved: int = 0
     identifiers_split: int = 0
     reasons_copied: int = 0
+    norms_set: int = 0
 
     @property
     def changed(self) -> int:
@@ -82,12 +88,13 @@ class MigrationReport:
             + self.edges_moved
             + self.identifiers_split
             + self.reasons_copied
+            + self.norms_set
         )
 
 
 #: Bump when a step is added: a database stamped with an older version runs them all again.
-MIGRATIONS_VERSION = 6
-#: Memories changed per write of the identifier-parts and change-reason steps.
+MIGRATIONS_VERSION = 7
+#: Memories changed per write of the identifier-parts, change-reason and match-form steps.
 IDENTIFIER_BATCH = 1000
 
 
@@ -118,10 +125,12 @@ class DomainRules:
             reasoning domain).
         identifier_parts: the words of a text's compound identifiers, or None
             (`service.domain.text.lexical.identifier_parts`).
+        match_form: a content's stored match form (`service.domain.text.normalise_for_match`).
     """
 
     task_key: Callable[[str], str]
     identifier_parts: Callable[[str], str | None]
+    match_form: Callable[[str], str]
 
 
 def run_migrations(
@@ -166,6 +175,7 @@ def run_migrations(
         edges_moved=moved,
         identifiers_split=_split_identifiers(graph, rules.identifier_parts, namespace),
         reasons_copied=_copy_change_reasons(graph, namespace),
+        norms_set=_set_match_forms(graph, rules.match_form, namespace),
     )
     if report.changed:
         log.warning("migrations changed stored data: %s", report)
@@ -193,6 +203,28 @@ def _split_identifiers(
         if split:
             changed += _count(
                 graph, QueryName.MIGRATION_SET_IDENTIFIER_PARTS, {"rows": split}, "changed"
+            )
+
+
+def _set_match_forms(graph: Graph, form: Callable[[str], str], namespace: str | None) -> int:
+    """Read again the match form of memories holding a format character; return how many changed."""
+    changed, after = 0, ""
+    while True:
+        rows = graph.run(
+            QueryName.MIGRATION_LIST_FORMAT_CHARACTERS,
+            {"namespace": namespace, "after": after, "limit": IDENTIFIER_BATCH},
+        )
+        if not rows:
+            return changed
+        after = str(rows[-1]["uid"])
+        due = [
+            {"uid": r["uid"], "old": r["content_norm"], "norm": form(str(r["content"]))}
+            for r in rows
+        ]
+        due = [r for r in due if r["norm"] != r["old"]]
+        if due:
+            changed += _count(
+                graph, QueryName.MIGRATION_SET_CONTENT_NORMS, {"rows": due}, "changed"
             )
 
 

@@ -13,6 +13,7 @@ from neo4j import Driver
 
 from service.domain.reasoning.record import task_key
 from service.domain.text.lexical import identifier_parts
+from service.domain.text.normalise import normalise_for_match
 from service.graph.cypher import QueryRegistry
 from service.graph.migrations import DomainRules, run_migrations
 from service.graph.repository import Graph
@@ -20,7 +21,9 @@ from service.settings import Settings
 from tests.conftest import Tenant
 from tests.factories import fulltext_candidates, memory, small_trace
 
-RULES = DomainRules(task_key=task_key, identifier_parts=identifier_parts)
+RULES = DomainRules(
+    task_key=task_key, identifier_parts=identifier_parts, match_form=normalise_for_match
+)
 
 
 def stored(driver: Driver, memory_id: str) -> dict[str, Any]:

@@ -188,6 +188,18 @@ def test_same_fact_twice_is_one_memory(tenant: Tenant) -> None:
     assert b["memory_id"] != a["memory_id"]
 
 
+def test_a_look_alike_with_invisible_characters_is_the_same_memory(tenant: Tenant) -> None:
+    """A zero-width space, a soft hyphen or a BOM shows nothing: "Rack A" with one is the same."""
+    a = create(tenant, content="Rack A holds the build cache")
+    for look_alike in (
+        "Rack\u200b A holds the build cache",
+        "\ufeffRack A holds the bu\u00adild cache",
+    ):
+        r = tenant.post("/v1/memories", json={"kind": "fact", "content": look_alike})
+        assert r.status_code == 200, r.text
+        assert r.json()["created"] is False and r.json()["memory_id"] == a["memory_id"]
+
+
 def test_the_same_words_at_another_turn_are_another_memory(tenant: Tenant) -> None:
     """A turn's place in its material is part of it: "(no output)" in two sessions is two."""
     turn = {"kind": "observation", "content": "(no output)", "episode": "sess-a", "position": 3}

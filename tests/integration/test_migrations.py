@@ -23,6 +23,7 @@ from neo4j import Driver, GraphDatabase
 
 from service.domain.reasoning.record import task_key
 from service.domain.text.lexical import identifier_parts
+from service.domain.text.normalise import normalise_for_match
 from service.embeddings import Embedder, FakeEmbedder
 from service.errors import SchemaError
 from service.graph.cypher import QueryRegistry
@@ -34,7 +35,9 @@ from service.settings import REPO_ROOT
 from tests.conftest import make_settings
 
 PASSWORD = "scratch-password-18"
-RULES = DomainRules(task_key=task_key, identifier_parts=identifier_parts)
+RULES = DomainRules(
+    task_key=task_key, identifier_parts=identifier_parts, match_form=normalise_for_match
+)
 
 
 def _free_port() -> int:
@@ -112,6 +115,9 @@ CREATE (v2:Memory {namespace: $ns, uid: 'f2', memory_id: 'f', version: 2, kind: 
                    content: 'Use Kafka', status: 'challenged', valid_from: datetime('2025-03-01T00:00:00Z'),
                    system_from: datetime('2025-03-02T00:00:00Z')})
 CREATE (v2)-[s:SUPERSEDES {reason: 'challenged: the p95 doubled'}]->(v1)
+CREATE (:Memory {namespace: $ns, uid: 'z1', memory_id: 'z', version: 1, kind: 'fact',
+                 content: 'Rack\u200b A', content_norm: 'rack\u200b a',
+                 valid_from: datetime('2025-03-01T00:00:00Z'), system_from: datetime('2025-03-01T00:00:00Z')})
 RETURN count(s)
 """
 
@@ -162,6 +168,12 @@ def test_migrations_fix_the_defects_and_a_second_run_changes_nothing(
     assert first.node_times >= 6 + 6 + 4 and first.relationship_times == 6
     assert first.edges_moved == 4 + 1 + 3  # SERVED 2 + 2, RELATED_TO, EXTRACTED_FROM 3
     assert first.reasons_copied == 1
+    # A zero-width space no longer makes a look-alike text another memory's.
+    assert first.norms_set == 1
+    assert (
+        one(scratch, "MATCH (m:Memory {namespace: $ns, uid: 'z1'}) RETURN m.content_norm", ns)
+        == "rack a"
+    )
     reasons = "MATCH (m:Memory {namespace: $ns, memory_id: 'f'}) WITH m ORDER BY m.version RETURN collect(coalesce(m.change_reason, '-'))"
     assert one(scratch, reasons, ns) == ["-", "challenged: the p95 doubled"]
 

@@ -305,9 +305,12 @@ def test_neomodel_uses_the_shared_driver(fake_embedder) -> None:  # type: ignore
 def test_start_up_migrations_run_once_per_version(graph: Graph, neo4j_driver: Driver) -> None:
     from service.domain.reasoning.record import task_key
     from service.domain.text.lexical import identifier_parts
+    from service.domain.text.normalise import normalise_for_match
     from service.graph.migrations import MIGRATIONS_VERSION, DomainRules, apply_migrations
 
-    rules = DomainRules(task_key=task_key, identifier_parts=identifier_parts)
+    rules = DomainRules(
+        task_key=task_key, identifier_parts=identifier_parts, match_form=normalise_for_match
+    )
 
     neo4j_driver.execute_query("MATCH (s:SchemaMigration {name: 'rationale'}) DETACH DELETE s")
     assert apply_migrations(graph, rules) is not None  # unstamped: every step runs

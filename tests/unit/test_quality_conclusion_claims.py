@@ -133,8 +133,7 @@ def test_explanation_and_asked_cause_and_name_marks() -> None:
         ("the migration ran on staging", "the migration did not run on staging"),
         ("the worker kept the lock", "the worker did not keep the lock"),
         ("p95 latency is above the SLO", "p95 latency is below the SLO"),
-        # Trial 18: a reporting frame, and the second clause of a sentence.
-        ("the CI config shows caching is enabled", "caching is not enabled"),
+        # Trial 18: the second clause of a sentence.
         ("The build passed, but the cache is disabled in config.", ENABLED),
         (
             "the cache is enabled in config",
@@ -178,11 +177,9 @@ def test_contradicted_cited_evidence_and_produced_only_conclusion() -> None:
         ("p95 latency is not above the SLO", "p95 latency is below the SLO"),
         ("p95 latency is below the SLO", "p95 latency is not above the SLO"),
         ("the cache is disabled in config", "the cache should be enabled in config"),
-        # A negated report says nothing about what it would have shown; nor does a condition.
-        (
-            "the log does not show the cache is enabled in config",
-            "the cache is not enabled in config",
-        ),
+        # A report is a claim about its source (trial 20: "the ticket says the bug is fixed"
+        # against "the bug is not fixed" was refused); a condition is no claim.
+        ("The ticket says the bug is fixed", "The bug is not fixed"),
         (
             "If the build passed, the cache is enabled in config.",
             "the cache is not enabled in config",
@@ -193,6 +190,28 @@ def test_contradicted_cited_evidence_and_produced_only_conclusion() -> None:
 )
 def test_near_misses_are_not_contradictions(observed: str, concluded: str) -> None:
     assert "contradicts_evidence" not in issues(two_steps(observed, concluded))
+
+
+def test_the_opposite_of_the_one_observation_is_no_copy_of_it() -> None:
+    """Trial 20: "above" -> "below" was also called circular ("only copies the observation")."""
+    codes = issues(two_steps("p95 is above the SLO", "p95 is below the SLO"))
+    assert "contradicts_evidence" in codes and "circular" not in codes
+
+
+def test_a_contradiction_followed_by_other_evidence_is_poor_not_refused() -> None:
+    """Trial 20: later evidence worded otherwise may be what refutes the first claim."""
+    refuted = TraceDraft(
+        task="Is the nightly job fixed?",
+        steps=(
+            s(OBS, "the nightly job succeeded"),
+            s(OBS, "The output table for last night is empty"),
+            s(C, "the nightly job did not succeed"),
+        ),
+    )
+    result = assess(refuted)
+    assert result.verdict != Verdict.REJECTED
+    [issue] = [i for i in result.issues if i.code == "contradicts_evidence"]
+    assert issue.severity == "poor" and "later evidence" in issue.message
 
 
 def test_a_later_observation_or_an_action_lifts_the_contradiction() -> None:

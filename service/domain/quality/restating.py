@@ -7,6 +7,7 @@ from service.domain.quality.facts import TraceFacts
 from service.domain.quality.thresholds import QualityThresholds
 from service.domain.text import (
     Claim,
+    analyse_polarity,
     asked_cause,
     claims,
     containment,
@@ -38,15 +39,17 @@ def contradicts_evidence(trace: TraceFacts, th: QualityThresholds) -> list[Quali
     known cited texts) and the opposite polarity ("the cache is enabled" against "the cache
     is not enabled", "isn't", "is disabled", "is no longer enabled"). Only the last evidence
     claim with that core counts (a later observation may correct an earlier one), and none
-    after which an action step came (the action may have changed what was observed).
-    Sharing words is not enough: the statements must be the same but for the negation.
+    after which an action step came (the action may have changed what was observed). When
+    other evidence came after that claim (worded otherwise: it may be what refutes it), the
+    issue is ``poor``, not serious. Sharing words is not enough: the statements must be the
+    same but for the negation.
 
     Args:
         trace: the trace's facts.
         th: the gate's numbers (unused by this rule).
 
     Returns:
-        One ``contradicts_evidence`` issue, or none.
+        One ``contradicts_evidence`` issue (serious, or poor with later evidence), or none.
     """
     said = [c for text in trace.conclusion_texts for c in claims(text)]
     said = [c for c in said if len(c.core) >= MIN_CLAIM_TERMS]
@@ -65,14 +68,18 @@ def contradicts_evidence(trace: TraceFacts, th: QualityThresholds) -> list[Quali
         index, observed, sentence = last[claim.core]
         if observed.negative == claim.negative or any(a > index for a in trace.actions):
             continue
+        # Evidence after it may be what refutes it ("the ticket says the bug is fixed", then
+        # "the repro still crashes" -> "the bug is not fixed"; trial 20): poor, not refused.
+        later = any(i > index for i, _ in trace.sources)
         return [
             QualityIssue(
                 code="contradicts_evidence",
-                severity=Severity.SERIOUS,
+                severity=Severity.POOR if later else Severity.SERIOUS,
                 step=trace.conclusion_index,
                 message=(
                     f"the conclusion says the opposite of step {index} "
                     f'("{_quote(sentence)}"): only the negation differs'
+                    + ("; later evidence may explain it" if later else "")
                 ),
             )
         ]
@@ -97,7 +104,10 @@ def _copies_evidence(trace: TraceFacts, th: QualityThresholds, text: str) -> boo
     found = trace.evidence
     if found.unknown_cites or len(set(found.texts)) != 1:
         return False
-    return similarity(found.texts[0], text) >= th.same_thought_similarity
+    # "p95 is above the SLO" -> "p95 is below the SLO" shares every term but says the opposite
+    # (a contradiction, not a copy; trial 20).
+    opposite = analyse_polarity(found.texts[0]).negative != analyse_polarity(text).negative
+    return not opposite and similarity(found.texts[0], text) >= th.same_thought_similarity
 
 
 def _names_a_cause(text: str) -> bool:

@@ -25,32 +25,6 @@ _OBLIGING = frozenset({"need", "needs", "have", "has"})
 #: Where a sentence joins two statements, each a claim of its own (`claims`).
 _CLAUSE_BREAK = re.compile(r"(?i),\s*(?:and|but|while|whereas)\s+|\s+but\s+")
 
-#: Verbs that report a statement: what follows them is the claim (`read_claim`).
-#: "state(s)" and "report(s)" are nouns as often ("the state is enabled"): their past only.
-REPORTING_VERBS: frozenset[str] = frozenset(
-    [
-        "show",
-        "shows",
-        "showed",
-        "shown",
-        "indicate",
-        "indicates",
-        "indicated",
-        "confirm",
-        "confirms",
-        "confirmed",
-        "reveal",
-        "reveals",
-        "revealed",
-        "say",
-        "says",
-        "said",
-        "stated",
-        "reported",
-    ]
-)
-
-
 #: Words after which a sentence gives the reason for (or the consequence of) what precedes.
 EXPLAINERS: frozenset[str] = frozenset({"because", "since", "so", "therefore", "hence", "thus"})
 
@@ -98,22 +72,6 @@ def _prescribes(found: list[str]) -> bool:
     )
 
 
-def _reported(found: list[str]) -> list[str] | None:
-    """Return the words a reporting frame reports, all words without one, None if it is negated.
-
-    "the CI config shows caching is enabled" claims "caching is enabled" (trial 18: it never met
-    "caching is not enabled"); "the log does not show ..." says nothing about what it would
-    have shown, so it is no claim.
-    """
-    for i, word in enumerate(found):
-        if word in REPORTING_VERBS and 0 < i < len(found) - 1:
-            if any(_is_negation(w) for w in found[:i]):
-                return None
-            rest = found[i + 1 :]
-            return rest[1:] if rest[0] == "that" and len(rest) > 1 else rest
-    return found
-
-
 def read_claim(sentence: str) -> Claim | None:
     """Read one sentence (or clause) as a claim, its negation cues apart from what it says.
 
@@ -121,30 +79,26 @@ def read_claim(sentence: str) -> Claim | None:
     any other word ending in "n't", and the negative member of an `ANTONYMS` pair; "no longer"
     is one cue, and "anymore" belongs to the cue before it ("not enabled anymore"). "The cache
     isn't enabled", "The cache is not enabled" and "The cache is disabled" are the negative
-    claim whose core is that of "The cache is enabled". What a reporting frame reports is the
-    claim (`REPORTING_VERBS`: "the log shows the cache is enabled" claims "the cache is enabled").
+    claim whose core is that of "The cache is enabled". A report keeps its frame ("the ticket
+    says the bug is fixed" is a claim about the ticket, which the evidence may then refute).
 
     Args:
         sentence: one sentence (see `sentences`) or one clause of it (see `claims`).
 
     Returns:
         The claim, or None for a question (ends with "?"), a condition (holds one of
-        `CONDITIONALS`: "if", "whether", "unless", ...), advice (a `DEONTIC_MODALS` word or
-        "need/has/have to": "the cache should be enabled" says what ought to be, not what is)
-        or a negated report ("the log does not show ...").
+        `CONDITIONALS`: "if", "whether", "unless", ...) or advice (a `DEONTIC_MODALS` word or
+        "need/has/have to": "the cache should be enabled" says what ought to be, not what is).
     """
     if sentence.rstrip().endswith("?"):
         return None
     found = words(sentence)
     if any(w in CONDITIONALS for w in found) or _prescribes(found):
         return None
-    reported = _reported(found)
-    if reported is None:
-        return None
     core: list[str] = []
     cues: list[str] = []
-    for i, word in enumerate(reported):
-        if (word == "longer" and i > 0 and reported[i - 1] == "no") or (word == "anymore" and cues):
+    for i, word in enumerate(found):
+        if (word == "longer" and i > 0 and found[i - 1] == "no") or (word == "anymore" and cues):
             cues[-1] = f"{cues[-1]} {word}"
         elif _is_negation(word):
             cues.append(word)

@@ -80,9 +80,11 @@ def key_part(text: str) -> str:
 def normalise_for_match(value: str) -> str:
     """Return the comparison form used for idempotency (stored as `content_norm`, range-indexed).
 
-    NFC (not NFKC: the stored form must not change), case-folded, white space collapsed; a form
-    over `MAX_NORM_BYTES` UTF-8 bytes becomes `"sha256:<64 hex digits>"` of itself, so long
-    texts still dedupe and fit the index.
+    NFC (not NFKC: the stored form must not change), format characters dropped (Unicode
+    category Cf: zero-width space and joiners, soft hyphen, bidirectional marks, BOM; "Rack A"
+    and "Rack\u200b A" look the same and are one memory), case-folded, white space collapsed;
+    a form over `MAX_NORM_BYTES` UTF-8 bytes becomes `"sha256:<64 hex digits>"` of itself, so
+    long texts still dedupe and fit the index.
 
     Args:
         value: the text as stored.
@@ -90,7 +92,8 @@ def normalise_for_match(value: str) -> str:
     Returns:
         The stored comparison form (at most `MAX_NORM_BYTES` bytes, or a 71-character hash).
     """
-    norm = _SPACE.sub(" ", unicodedata.normalize("NFC", value).casefold()).strip()
+    visible = "".join(ch for ch in value if unicodedata.category(ch) != "Cf")
+    norm = _SPACE.sub(" ", unicodedata.normalize("NFC", visible).casefold()).strip()
     raw = norm.encode("utf-8", "surrogatepass")
     if len(raw) <= MAX_NORM_BYTES:
         return norm
