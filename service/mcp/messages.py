@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mcp_types import INVALID_REQUEST, PARSE_ERROR
+from mcp_types import INVALID_REQUEST, PARSE_ERROR, jsonrpc_message_adapter
+from pydantic import ValidationError
 
 from service.json_types import DuplicateKeyError, lone_surrogate, strict_loads
 
@@ -49,9 +50,10 @@ def refusal(body: bytes | str) -> Refusal | None:
         body: one message as sent (an HTTP body, a line of stdin).
 
     Returns:
-        A `Refusal` for a body that is not JSON (nested past Python's parser included), names
-        a key twice, holds a lone surrogate, is a batch or carries an id MCP does not allow
-        (`invalid_request`); None for anything else (the SDK reads and validates it).
+        A `Refusal` for a body that is not JSON (nested past Python's parser included; bytes
+        that are not UTF-8), names a key twice, holds a lone surrogate, is a batch or carries an
+        id MCP does not allow (`invalid_request`), or is no JSON-RPC message the SDK can read
+        (`_unreadable`); None for anything else.
     """
     try:
         message = strict_loads(body)
@@ -70,6 +72,23 @@ def refusal(body: bytes | str) -> Refusal | None:
     bad = invalid_request(message)
     if bad is not None:
         return Refusal(INVALID_REQUEST, f"Invalid Request: {bad}")
+    return _unreadable(message)
+
+
+def _unreadable(message: object) -> Refusal | None:
+    """Return the -32600 for a JSON object the SDK cannot read as a JSON-RPC message, or None.
+
+    No `method`, another `jsonrpc`, a `method` that is no string: the SDK answered -32602 with
+    every union member's validation errors over HTTP and nothing at all over stdio (trial 20).
+    """
+    try:
+        jsonrpc_message_adapter.validate_python(message, by_name=False)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"][1:]) or "the message"
+        return Refusal(
+            INVALID_REQUEST, f"Invalid Request: {where}: {first['msg']}", allowed_id(message)
+        )
     return None
 
 

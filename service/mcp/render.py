@@ -248,9 +248,9 @@ def lineage(answer: Json) -> str:
     """Render a lineage: the memory, its versions, and each trace that produced any of them."""
     versions = list(answer.get("versions") or [])
     traces = list(answer.get("traces") or [])
-    lines = [f"Lineage of {memory_line(answer.get('memory') or {})}"]
+    lines = [f"Lineage of {_hang(memory_line(answer.get('memory') or {}), '   ')}"]
     lines.append(f"Versions ({len(versions)}, oldest first):")
-    lines.extend(f"  {memory_line(v)}" for v in versions)
+    lines.extend(f"  {_hang(memory_line(v), '    ')}" for v in versions)
     if not traces:
         lines.append("No recorded reasoning produced it.")
     for t in traces:
@@ -259,7 +259,7 @@ def lineage(answer: Json) -> str:
     outcomes = list(answer.get("outcomes") or [])
     if outcomes or (answer.get("memory") or {}).get("kind") == "decision":
         lines.append(f"Outcomes: {record.get('summary') or len(outcomes)}")
-        lines.extend(f"- {outcome_line(o)}" for o in outcomes)
+        lines.extend(f"- {_hang(outcome_line(o), '  ')}" for o in outcomes)
     return "\n".join(lines)
 
 
@@ -277,7 +277,7 @@ def outcome(answer: Json) -> str:
     lines = [f"{verb} outcome {outcome_line(answer)}"]
     if answer.get("challenged"):
         lines.append("It made the decision challenged: revisit its reasoning (see challenge).")
-    lines.append(f"Decision now: {memory_line(answer.get('decision') or {})}")
+    lines.append(f"Decision now: {_hang(memory_line(answer.get('decision') or {}), '   ')}")
     return "\n".join(lines)
 
 
@@ -290,7 +290,8 @@ def precedents(answer: Json) -> str:
     for n, p in enumerate(items, 1):
         record = p.get("outcome_record") or {}
         lines.append(
-            f"{n}. {memory_line(p.get('decision') or {})} (score {float(p.get('score', 0)):.3f}; "
+            f"{n}. {_hang(memory_line(p.get('decision') or {}), '   ')} "
+            f"(score {float(p.get('score', 0)):.3f}; "
             f"outcomes: {record.get('summary') or 'none recorded'})"
         )
         for r in p.get("reasoning") or []:
@@ -327,7 +328,7 @@ def challenge(answer: Json) -> str:
     since = list(answer.get("outcomes_since") or [])
     if since:
         lines.append(f"Outcomes since the reasoning ({len(since)}):")
-        lines.extend(f"- {outcome_line(o)}" for o in since)
+        lines.extend(f"- {_hang(outcome_line(o), '  ')}" for o in since)
     return "\n".join(lines)
 
 

@@ -5,19 +5,16 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import AsyncIterable, AsyncIterator
-from io import TextIOWrapper
 from typing import Any, Protocol, cast
 
 import anyio
 from mcp.server.mcpserver import Context
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
-from mcp_types import INVALID_REQUEST, ErrorData, JSONRPCError, jsonrpc_message_adapter
-from pydantic import ValidationError
+from mcp_types import ErrorData, JSONRPCError
 
-from service.json_types import strict_loads
 from service.mcp.backend import Backend
-from service.mcp.messages import Refusal, allowed_id, refusal
+from service.mcp.messages import refusal
 from service.mcp.rest import RestBackend
 from service.mcp.tools import RationaleServer
 
@@ -41,9 +38,7 @@ async def serve_stdio(base_url: str, api_key: str | None) -> None:
         return backend
 
     server = RationaleServer(backend_for, backend.authenticate)
-    stdin = CheckedLines(
-        anyio.wrap_file(TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace"))
-    )
+    stdin = CheckedLines(anyio.wrap_file(sys.stdin.buffer))
     try:
         # The SDK's `run_stdio_async`, with stdin's lines checked first (`CheckedLines`).
         async with stdio_server(stdin=cast("anyio.AsyncFile[str]", stdin)) as (reader, writer):
@@ -63,17 +58,17 @@ class CheckedLines:
 
     The SDK's stdio reader hands a line it cannot read to the session as an exception, which
     answers nothing: not JSON, an object or null id, a batch got no answer at all (trial 18),
-    where `/mcp` answers each with its JSON-RPC error. Each line is checked as `/mcp` checks a
-    body (`messages.refusal`), then as the SDK will read it (a message with no `method`, a
-    wrong `jsonrpc`: -32600 naming the first problem, with the message's id when it has one
-    MCP allows); a refused line is answered on the session's write stream (so the answer is
-    written between whole messages) and not passed on. Blank lines are skipped.
+    where `/mcp` answers each with its JSON-RPC error. Each line is read as bytes and checked
+    as `/mcp` checks a body (`messages.refusal`: bytes that are not UTF-8 included, which a
+    text reader turned into U+FFFD and stored; trial 20); a refused line is answered on the
+    session's write stream (so the answer is written between whole messages) and not passed
+    on. Blank lines are skipped.
 
     Args:
-        lines: stdin as text lines.
+        lines: stdin as byte lines.
     """
 
-    def __init__(self, lines: AsyncIterable[str]) -> None:
+    def __init__(self, lines: AsyncIterable[bytes]) -> None:
         self._lines = lines
         self._answers: _Sender | None = None
         self._ready = anyio.Event()
@@ -84,34 +79,19 @@ class CheckedLines:
         self._ready.set()
 
     def __aiter__(self) -> AsyncIterator[str]:
-        """Iterate over the lines the SDK may read."""
+        """Iterate over the lines the SDK may read, as text."""
         return self._checked()
 
     async def _checked(self) -> AsyncIterator[str]:
         async for line in self._lines:
             if not line.strip():
                 continue
-            refused = refusal(line) or _unreadable(line)
+            refused = refusal(line)
             if refused is None:
-                yield line
+                yield line.decode("utf-8")
                 continue
             await self._ready.wait()
             assert self._answers is not None
             error = ErrorData(code=refused.code, message=refused.message)
             answer = JSONRPCError(jsonrpc="2.0", id=refused.id, error=error)
             await self._answers.send(SessionMessage(answer))
-
-
-def _unreadable(line: str) -> Refusal | None:
-    """Return the -32600 for a JSON object the SDK cannot read as a JSON-RPC message, or None."""
-    try:
-        jsonrpc_message_adapter.validate_json(line, by_name=False)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"][1:]) or "the message"
-        return Refusal(
-            INVALID_REQUEST,
-            f"Invalid Request: {where}: {first['msg']}",
-            allowed_id(strict_loads(line)),
-        )
-    return None

@@ -286,7 +286,13 @@ async def test_http_a_key_named_twice_is_a_parse_error_and_writes_nothing(
         r = await http.post(f"{service.base_url}/mcp", content=batch, headers=headers)
         assert r.status_code == 400, r.text
         assert r.json()["error"]["code"] == -32600 and "a batch" in r.json()["error"]["message"]
-        # A body the strict reader cannot read at all is still the SDK's own parse error.
+        # Trial 20: a message the SDK cannot read (another jsonrpc, no method) was its -32602
+        # with every union member's errors; it is an Invalid Request, answered with its id.
+        for odd in ('{"jsonrpc": "1.0", "id": 4, "method": "ping"}', '{"jsonrpc": "2.0", "id": 5}'):
+            r = await http.post(f"{service.base_url}/mcp", content=odd, headers=headers)
+            assert r.status_code == 400, r.text
+            assert r.json()["error"]["code"] == -32600 and r.json()["id"] in (4, 5), r.text
+        # A body the strict reader cannot read at all is a parse error.
         broken = await http.post(f"{service.base_url}/mcp", content="{", headers=headers)
         assert broken.status_code == 400 and broken.json()["error"]["code"] == -32700
         deep = await http.post(f"{service.base_url}/mcp", content="[" * 5000, headers=headers)

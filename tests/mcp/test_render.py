@@ -160,3 +160,17 @@ def test_a_version_another_door_wrote_says_who_changed_it() -> None:
     assert "by user, this version by maintenance (job:evidence-drift))" in line
     same = {**m, "last_modified_by": m["created_by"]}
     assert "this version" not in render.memory_line(same)
+
+
+def test_a_multi_line_decision_stays_inside_the_lineage_text() -> None:
+    """Trial 20: a lineage's header and its versions wrote a decision's second line at column 0."""
+    decision = {
+        "kind": "decision",
+        "memory_id": "d1",
+        "version": 1,
+        "content": "Use a lock\nfor setup",
+    }
+    text = render.lineage({"memory": decision, "versions": [decision], "traces": []})
+    assert "Lineage of [decision] Use a lock\n   for setup" in text
+    assert "\n  [decision] Use a lock\n    for setup (id d1" in text
+    assert "\nfor setup" not in text

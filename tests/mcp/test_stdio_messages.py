@@ -36,6 +36,8 @@ async def test_stdio_answers_each_line_it_cannot_read_and_writes_nothing(service
         ('{"jsonrpc": "1.0", "id": 11, "method": "ping"}', 11, -32600, "jsonrpc"),
         ('{"id": "twelve"}', "twelve", -32600, "Invalid Request"),
         ("5", None, -32600, "not a message object"),
+        # Trial 20: bytes that are not UTF-8 were read as U+FFFD, and the memory stored.
+        (remember(content, "13").replace("odd id", "odd id \udcff"), None, -32700, "utf-8"),
     ]
     command = [sys.executable, "-m", "service.cli", "mcp", "--url", service.base_url]
     env = {**os.environ, "RATIONALE_API_KEY": service.key_a}
@@ -44,7 +46,8 @@ async def test_stdio_answers_each_line_it_cannot_read_and_writes_nothing(service
         answers = BufferedByteReceiveStream(process.stdout)
 
         async def exchange(line: str) -> dict[str, object]:
-            await process.stdin.send(line.encode() + b"\n")  # type: ignore[union-attr]
+            sent = line.encode("utf-8", "surrogateescape")  # \udcff: the byte 0xff
+            await process.stdin.send(sent + b"\n")  # type: ignore[union-attr]
             with anyio.fail_after(60):
                 answer: dict[str, object] = json.loads(await answers.receive_until(b"\n", 1 << 20))
             return answer

@@ -33,6 +33,23 @@ _REFUSED = (
     "but you haven't granted it yet",
 )
 _SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
+#: Tools that change nothing: after a refused call, their results do not make the agent's
+#: claim of the refused work true (trial 20: a refused Edit, then a Read, then "I've set
+#: RETRIES = 5" became a decision).
+_READ_ONLY_TOOLS = frozenset(
+    {
+        "Read",
+        "Glob",
+        "Grep",
+        "LS",
+        "NotebookRead",
+        "WebFetch",
+        "WebSearch",
+        "TodoRead",
+        "TodoWrite",
+        "BashOutput",
+    }
+)
 
 
 def _user_text(content: Any) -> str:
@@ -89,7 +106,8 @@ def parse_records(records: list[dict[str, Any]], source_name: str) -> list[Inges
     an ``action`` step (`describe_call`: the command, file or pattern); a ``tool_result`` is an
     ``observation`` step (trimmed, `trim_observation`); a result saying the user refused the
     call (or never permitted it, `_REFUSED`) `REJECTS` the call, and a request whose last
-    working call was refused produces no decision (`SessionTrace.finish`). So for each request: ``len(steps) == 1 (the request) +
+    working call was refused produces no decision (`SessionTrace.finish`; `_READ_ONLY_TOOLS` do
+    no work). So for each request: ``len(steps) == 1 (the request) +
     follow-ups + user shell commands and outputs + thinking/text blocks + tool_use blocks +
     tool_result blocks`` (+1 when the
     conclusion must be appended, see `SessionTrace.finish`).
@@ -179,7 +197,7 @@ def parse_records(records: list[dict[str, Any]], source_name: str) -> list[Inges
                     _describe_tool(name, block.get("input")),
                     block.get("id"),
                     subagent=name in _SUBAGENT_TOOLS,
-                    bookkeeping=name == "TodoWrite",
+                    read_only=name in _READ_ONLY_TOOLS,
                 )
     label = f"Claude Code {title or source_stem(source_name)}"
     return session.units("claude-code", label, {"skipped_lines": skipped})

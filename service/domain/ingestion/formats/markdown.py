@@ -195,12 +195,14 @@ def chunk_text(text: str, limit: int = MAX_TEXT_CHUNK_CHARS) -> list[str]:
 
 
 def lead_ins_joined(blocks: Sequence[Block]) -> list[str]:
-    """Return the texts of a section's blocks, a lead-in joined to the block it introduces.
+    """Return the texts of a section's blocks, lead-ins joined to the block they introduce.
 
     A paragraph ending with ":" ("RAG architecture consists of these steps:") says nothing
-    alone: it is one observation with the list, code or table after it (trial 19: the bare
-    lead-in outranked the record for "which option did we choose for the RAG architecture").
-    HTML and rules are left out.
+    alone: it is one text with the list, code or table after it, and so are lead-ins in a row
+    before one ("... these steps:", "How source data is processed:", the list; trials 19 and
+    20: the bare lead-in outranked the record for "which option did we choose for the RAG
+    architecture"). Lead-ins before anything else stay texts of their own. HTML and rules are
+    left out.
 
     Args:
         blocks: the section's blocks, in order.
@@ -208,18 +210,18 @@ def lead_ins_joined(blocks: Sequence[Block]) -> list[str]:
     Returns:
         One text per observation.
     """
-    kept = [b for b in blocks if b.kind not in ("html", "hr") and b.text]
     texts: list[str] = []
-    joined = False
-    for i, block in enumerate(kept):
-        after = kept[i + 1] if i + 1 < len(kept) else None
-        if joined:
-            joined = False
+    pending: list[str] = []
+    for block in blocks:
+        if block.kind in ("html", "hr") or not block.text:
             continue
-        lead_in = block.kind == "paragraph" and block.text.rstrip().endswith(":")
-        if lead_in and after is not None and after.kind in ("list", "code", "table"):
-            texts.append(f"{block.text}\n{after.text}")
-            joined = True
+        if block.kind == "paragraph" and block.text.rstrip().endswith(":"):
+            pending.append(block.text)
+        elif pending and block.kind in ("list", "code", "table"):
+            texts.append("\n".join([*pending, block.text]))
+            pending = []
         else:
+            texts.extend(pending)
             texts.append(block.text)
-    return texts
+            pending = []
+    return texts + pending

@@ -115,7 +115,7 @@ class SessionTrace:
     pending_rejection: bool = False
     refusal_unresolved: bool = False
     calls: dict[str, int] = field(default_factory=dict)
-    bookkeeping: set[str] = field(default_factory=set)
+    read_only: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         """Record the request as the first observation step."""
@@ -162,12 +162,12 @@ class SessionTrace:
         call_id: str | None = None,
         *,
         subagent: bool = False,
-        bookkeeping: bool = False,
+        read_only: bool = False,
     ) -> None:
         """Add a tool call (its tool and command/file/pattern, never its payload).
 
-        A `bookkeeping` call (a to-do list update) does no work: its result leaves a refusal
-        before it unresolved (`result`).
+        A `read_only` call (a read, a search, a to-do list update) changes nothing: its result
+        leaves a refusal before it unresolved (`result`).
         """
         if not text.strip() or not self._room():
             return
@@ -178,8 +178,8 @@ class SessionTrace:
         self.subagent_calls += subagent
         if call_id:
             self.calls[call_id] = self.last_action
-            if bookkeeping:
-                self.bookkeeping.add(call_id)
+            if read_only:
+                self.read_only.add(call_id)
 
     def result(
         self,
@@ -192,12 +192,12 @@ class SessionTrace:
         """Add a tool result (trimmed); a call the user refused `REJECTS` that call.
 
         A refusal stays unresolved (`refusal_unresolved`: `finish` then produces nothing)
-        until a user follow-up or a later call that worked (not `failed`, not bookkeeping).
+        until a user follow-up or a later call that worked (not `failed`, not `read_only`).
         """
         text = text.strip() or "(no output)"
         if refused:
             self.refusal_unresolved = True
-        elif not failed and (call_id or "") not in self.bookkeeping:
+        elif not failed and (call_id or "") not in self.read_only:
             self.refusal_unresolved = False
         if not self._room():
             return
