@@ -43,6 +43,7 @@ import logging
 from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from service.graph.query_names import QueryName
 from service.graph.repository import Graph
@@ -186,46 +187,59 @@ def _split_identifiers(
     graph: Graph, parts_of: Callable[[str], str | None], namespace: str | None
 ) -> int:
     """Give memories the identifier parts `parts_of` reads now; return how many changed."""
-    changed, after = 0, ""
-    while True:
-        rows = graph.run(
-            QueryName.MIGRATION_LIST_UNSPLIT_IDENTIFIERS,
-            {"namespace": namespace, "after": after, "limit": IDENTIFIER_BATCH},
-        )
-        if not rows:
-            return changed
-        after = str(rows[-1]["uid"])
-        split = [
-            {"uid": r["uid"], "old": r["parts"] or "", "parts": parts_of(str(r["content"]))}
-            for r in rows
-        ]
-        split = [r for r in split if (r["parts"] or "") != r["old"]]
-        if split:
-            changed += _count(
-                graph, QueryName.MIGRATION_SET_IDENTIFIER_PARTS, {"rows": split}, "changed"
-            )
+
+    def rewrite(row: Mapping[str, Any]) -> dict[str, object] | None:
+        old, parts = row["parts"] or "", parts_of(str(row["content"]))
+        return None if (parts or "") == old else {"uid": row["uid"], "old": old, "parts": parts}
+
+    return _rewrite_pages(
+        graph,
+        QueryName.MIGRATION_LIST_UNSPLIT_IDENTIFIERS,
+        QueryName.MIGRATION_SET_IDENTIFIER_PARTS,
+        namespace,
+        rewrite,
+    )
 
 
 def _set_match_forms(graph: Graph, form: Callable[[str], str], namespace: str | None) -> int:
     """Read again the match form of memories holding a format character; return how many changed."""
+
+    def rewrite(row: Mapping[str, Any]) -> dict[str, object] | None:
+        old, norm = row["content_norm"], form(str(row["content"]))
+        return None if norm == old else {"uid": row["uid"], "old": old, "norm": norm}
+
+    return _rewrite_pages(
+        graph,
+        QueryName.MIGRATION_LIST_FORMAT_CHARACTERS,
+        QueryName.MIGRATION_SET_CONTENT_NORMS,
+        namespace,
+        rewrite,
+    )
+
+
+def _rewrite_pages(
+    graph: Graph,
+    listed: QueryName,
+    written: QueryName,
+    namespace: str | None,
+    rewrite: Callable[[Mapping[str, Any]], dict[str, object] | None],
+) -> int:
+    """Page through `listed` in uid order and write what `rewrite` changes; return the count.
+
+    `IDENTIFIER_BATCH` rows a page; `rewrite` returns a row for `written`, or None to leave
+    the memory as it is.
+    """
     changed, after = 0, ""
     while True:
         rows = graph.run(
-            QueryName.MIGRATION_LIST_FORMAT_CHARACTERS,
-            {"namespace": namespace, "after": after, "limit": IDENTIFIER_BATCH},
+            listed, {"namespace": namespace, "after": after, "limit": IDENTIFIER_BATCH}
         )
         if not rows:
             return changed
         after = str(rows[-1]["uid"])
-        due = [
-            {"uid": r["uid"], "old": r["content_norm"], "norm": form(str(r["content"]))}
-            for r in rows
-        ]
-        due = [r for r in due if r["norm"] != r["old"]]
+        due = [w for w in (rewrite(r) for r in rows) if w is not None]
         if due:
-            changed += _count(
-                graph, QueryName.MIGRATION_SET_CONTENT_NORMS, {"rows": due}, "changed"
-            )
+            changed += _count(graph, written, {"rows": due}, "changed")
 
 
 def _copy_change_reasons(graph: Graph, namespace: str | None) -> int:
