@@ -3,7 +3,8 @@
 The SDK reads some messages wrongly or not at all: a repeated key keeps its last value, a lone
 surrogate is "unexpected end of hex escape", an object or null id makes a notification (HTTP:
 202, nothing done), a batch draws -32602 with four validation errors, and over stdio every line
-it cannot read (not JSON, an odd id, a batch) is dropped with no answer (trials 10, 11, 15, 18).
+it cannot read (not JSON, an odd id, a batch) is dropped with no answer (trials 10, 11, 15, 18,
+20).
 `refusal` gives the JSON-RPC error such a message is answered with, the same on both transports.
 """
 
@@ -22,8 +23,9 @@ class Refusal:
     """The JSON-RPC error answering a message the SDK must not read.
 
     Attributes:
-        code: -32700 (parse error: not JSON, a repeated key, a lone surrogate) or -32600
-            (invalid request: an id MCP does not allow, a batch, no message object).
+        code: -32700 (parse error: not JSON or not UTF-8, a repeated key, a lone surrogate)
+            or -32600 (invalid request: an id MCP does not allow, a batch, no message object,
+            a message the SDK cannot read such as one without `method`).
         message: one sentence, e.g. "Invalid Request: the id is null: MCP ids are strings or
             integers".
         id: the message's id when it is one MCP allows (the caller can match the answer),
