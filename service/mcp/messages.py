@@ -127,6 +127,11 @@ def invalid_request(message: object) -> str | None:
     if "id" not in message or allowed_id(message) is not None:
         return None
     value = message["id"]
-    shown = {dict: "an object", list: "a list", float: "a fractional number", bool: "a boolean"}
+    shown = {
+        dict: "an object",
+        list: "a list",
+        float: "a number with a fraction or exponent",
+        bool: "a boolean",
+    }
     sent = "null" if value is None else shown.get(type(value), type(value).__name__)
     return f"the id is {sent}: MCP ids are strings or integers"
