@@ -334,6 +334,47 @@ def test_claude_code_a_write_not_permitted_is_refused_and_claims_no_decision() -
     assert unit.trace.produced.status == "active"
 
 
+def test_mangled_session_lines_are_read_around_not_a_crash() -> None:
+    """A fuzzed log (a `type`, an id or a text part that is an object) raised TypeError: a 500."""
+    records = [
+        _user("u1", "Fix the flaky test"),
+        {**_BASE, "type": {}, "uuid": "x"},
+        _assistant(
+            "a1", {"type": "tool_use", "id": {}, "name": "Bash", "input": {"command": "pytest"}}
+        ),
+        _user("u2", [{"type": "tool_result", "tool_use_id": {"a": 1}, "content": [{"text": {}}]}]),
+        _assistant("a2", _text("Fixed the flaky test by freezing the clock.")),
+    ]
+    (unit,) = parse_document(_jsonl(*records), "auto", "s.jsonl").units
+    assert unit.trace is not None and unit.trace.produced is not None
+    codex = [
+        {"type": "session_meta", "payload": {"id": "s", "timestamp": "2025-01-01T00:00:00Z"}},
+        {
+            "type": "response_item",
+            "payload": {
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_text", "text": "List files"}],
+            },
+        },
+        {"type": "response_item", "payload": {"type": {}, "call_id": {}}},
+        {
+            "type": "response_item",
+            "payload": {
+                "type": "function_call",
+                "name": "shell",
+                "arguments": "{}",
+                "call_id": ["c"],
+            },
+        },
+        {
+            "type": "response_item",
+            "payload": {"type": "function_call_output", "call_id": {}, "output": "a.txt"},
+        },
+    ]
+    assert parse_document(_jsonl(*codex), "auto", "rollout.jsonl").format == "codex"
+
+
 # --- Codex -------------------------------------------------------------------------------------
 
 _PATCH = "*** Begin Patch\n*** Update File: README.md\n+--verbose\n*** End Patch"

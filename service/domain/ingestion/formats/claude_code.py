@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from service.domain.ingestion.formats.common import as_text, parse_time, source_stem
+from service.domain.ingestion.formats.common import as_text, kind_of, parse_time, source_stem
 from service.domain.ingestion.formats.jsonl import read_jsonl
 from service.domain.ingestion.formats.session import Session, describe_call
 from service.domain.models import IngestUnit
@@ -123,7 +123,7 @@ def parse_records(records: list[dict[str, Any]], source_name: str) -> list[Inges
     skipped = {"sidechain": 0, "meta": 0, "bookkeeping": 0, "console": 0}
     title = ""
     for record in records:
-        kind = record.get("type")
+        kind = kind_of(record)
         if kind in _BOOKKEEPING or kind not in ("user", "assistant"):
             skipped["bookkeeping"] += 1
             if kind == "summary" and not title:

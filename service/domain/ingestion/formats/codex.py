@@ -6,7 +6,7 @@ import json
 import re
 from typing import Any
 
-from service.domain.ingestion.formats.common import as_text, parse_time, source_stem
+from service.domain.ingestion.formats.common import as_text, kind_of, parse_time, source_stem
 from service.domain.ingestion.formats.jsonl import read_jsonl
 from service.domain.ingestion.formats.session import Session, describe_call
 from service.domain.models import IngestUnit
@@ -48,9 +48,7 @@ def rollout_items(data: Any) -> list[dict[str, Any]] | None:
     if not isinstance(data, dict) or not isinstance(data.get("session"), dict):
         return None
     items = data.get("items")
-    if not isinstance(items, list) or not any(
-        isinstance(i, dict) and i.get("type") in ITEM_TYPES for i in items
-    ):
+    if not isinstance(items, list) or not any(kind_of(i) in ITEM_TYPES for i in items):
         return None
     return [data["session"], *(i for i in items if isinstance(i, dict))]
 
@@ -68,7 +66,7 @@ def _items(records: list[dict[str, Any]]) -> tuple[list[tuple[str, dict[str, Any
         payload = r.get("payload")
         if isinstance(payload, dict):
             out.append((str(r.get("type")), payload, stamp))
-        elif r.get("type") in ITEM_TYPES:
+        elif kind_of(r) in ITEM_TYPES:
             out.append(("response_item", r, stamp))
         else:
             bare += 1
@@ -165,7 +163,7 @@ def parse_records(records: list[dict[str, Any]], source_name: str) -> list[Inges
     session = Session()
     skipped = {"meta": bare, "encrypted_reasoning": 0, "injected_user_messages": 0}
     for line_type, payload, stamp in items:
-        ptype = payload.get("type")
+        ptype = kind_of(payload)
         if line_type == "event_msg":
             if ptype == "user_message":
                 session.user(as_text(payload.get("message")), parse_time(stamp))

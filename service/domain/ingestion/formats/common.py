@@ -126,6 +126,16 @@ def load_json(content: str, fmt: str) -> Any:
         raise FormatError(f"{fmt}: JSON is nested too deeply") from exc
 
 
+def kind_of(record: Any, key: str = "type") -> str | None:
+    """Return a JSON record's `type` (or `key`) when it is text, else None.
+
+    A mangled line can carry any JSON there (`"type": {}`), and `{} in frozenset(...)` raises
+    TypeError: a fuzzed session log was a 500 instead of being read around the line.
+    """
+    value = record.get(key) if isinstance(record, dict) else None
+    return value if isinstance(value, str) else None
+
+
 def obs(index: int) -> str:
     """Return the cite of the unit's `index`-th observation (``"obs:<index>"``)."""
     return f"obs:{index}"
@@ -135,7 +145,8 @@ def as_text(value: Any) -> str:
     """Return a JSON value as text: strings as is, lists of parts joined, others as JSON.
 
     Args:
-        value: None, a string, a list (of strings or ``{"text": ...}`` parts) or any JSON value.
+        value: None, a string, a list (of strings or ``{"text": ...}`` parts, each read the same
+            way) or any JSON value.
 
     Returns:
         The text (empty for None).
@@ -145,7 +156,9 @@ def as_text(value: Any) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, list):
-        parts = [item.get("text", "") if isinstance(item, dict) else str(item) for item in value]
+        parts = [
+            as_text(item.get("text")) if isinstance(item, dict) else as_text(item) for item in value
+        ]
         return "\n".join(p for p in parts if p)
     return json.dumps(value, ensure_ascii=False, default=str)
 

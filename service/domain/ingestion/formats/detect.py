@@ -11,7 +11,7 @@ from typing import Any
 from service.domain.ingestion.formats.adr import adr_signals
 from service.domain.ingestion.formats.aider import SESSION_START
 from service.domain.ingestion.formats.codex import ITEM_TYPES, rollout_items
-from service.domain.ingestion.formats.common import FormatError, check_text
+from service.domain.ingestion.formats.common import FormatError, check_text, kind_of
 from service.domain.ingestion.formats.console import console_text
 from service.domain.ingestion.formats.jsonl import try_jsonl
 from service.domain.ingestion.formats.mini_swe_agent import is_mini_trajectory
@@ -78,8 +78,8 @@ def _jsonl_format(records: list[dict[str, Any]], *, strict: bool = False) -> Det
     codex = sum(
         1
         for r in records
-        if (isinstance(r.get("payload"), dict) and r.get("type") in _CODEX_LINE_TYPES)
-        or (r.get("type") in ITEM_TYPES and ("call_id" in r or "role" in r))
+        if (isinstance(r.get("payload"), dict) and kind_of(r) in _CODEX_LINE_TYPES)
+        or (kind_of(r) in ITEM_TYPES and ("call_id" in r or "role" in r))
     )
     if codex * 2 >= n:
         return Detection(
@@ -92,11 +92,11 @@ def _jsonl_format(records: list[dict[str, Any]], *, strict: bool = False) -> Det
     claude = sum(
         1
         for r in records
-        if r.get("type") in ("user", "assistant")
+        if kind_of(r) in ("user", "assistant")
         and isinstance(r.get("message"), dict)
         and any(key in r for key in _CLAUDE_IDS)
     )
-    turns = n if strict else sum(1 for r in records if r.get("type") in ("user", "assistant"))
+    turns = n if strict else sum(1 for r in records if kind_of(r) in ("user", "assistant"))
     if claude and claude * 2 >= turns:
         return Detection(
             "claude-code",

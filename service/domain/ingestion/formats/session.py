@@ -169,6 +169,7 @@ class SessionTrace:
         A `read_only` call (a read, a search, a to-do list update) changes nothing: its result
         leaves a refusal before it unresolved (`result`).
         """
+        call_id = call_id if isinstance(call_id, str) else None  # a mangled log's id: no link
         if not text.strip() or not self._room():
             return
         content, cut = trim_action(text)
@@ -195,6 +196,7 @@ class SessionTrace:
         until a user follow-up or a later call that worked (not `failed`, not `read_only`).
         """
         text = text.strip() or "(no output)"
+        call_id = call_id if isinstance(call_id, str) else None
         if refused:
             self.refusal_unresolved = True
         elif not failed and (call_id or "") not in self.read_only:
