@@ -10,6 +10,7 @@ it cannot read (not JSON, an odd id, a batch) is dropped with no answer (trials 
 
 from __future__ import annotations
 
+import codecs
 from dataclasses import dataclass
 
 from mcp_types import INVALID_REQUEST, PARSE_ERROR, jsonrpc_message_adapter
@@ -57,6 +58,12 @@ def refusal(body: bytes | str) -> Refusal | None:
         id MCP does not allow (`invalid_request`), or is no JSON-RPC message the SDK can read
         (`_unreadable`); None for anything else.
     """
+    text_bom = isinstance(body, str) and body.lstrip().startswith("\ufeff")
+    if text_bom or (isinstance(body, bytes) and body.lstrip().startswith(codecs.BOM_UTF8)):
+        # The SDK's reader fails on it without an answer over stdio (trial 21).
+        return Refusal(
+            PARSE_ERROR, "Parse error: a byte-order mark opens the message: send the JSON alone"
+        )
     try:
         message = strict_loads(body)
     except DuplicateKeyError as exc:

@@ -295,16 +295,16 @@ def precedents(answer: Json) -> str:
             f"outcomes: {record.get('summary') or 'none recorded'})"
         )
         for r in p.get("reasoning") or []:
-            lines.append(
-                f"   Reasoning {r.get('trace_id')}: {r.get('task')} -> {r.get('conclusion')}"
-            )
+            said = f"Reasoning {r.get('trace_id')}: {r.get('task')} -> {r.get('conclusion')}"
+            lines.append(f"   {_hang(said, '     ')}")
             for h in r.get("hypotheses") or []:
                 mark = (
                     f" (rejected by step {h['rejected_by']}: {h.get('rejected_because')})"
                     if h.get("rejected_by") is not None
                     else f" ({h.get('status')})"
                 )
-                lines.append(f"   - hypothesis, step {h.get('step')}: {h.get('content')}{mark}")
+                said = f"hypothesis, step {h.get('step')}: {h.get('content')}{mark}"
+                lines.append(f"   - {_hang(said, '     ')}")
         terms = sorted({t for m in p.get("matched") or [] for t in m.get("shared_terms") or []})
         if terms:
             lines.append(f"   Matched on: {', '.join(terms)}")
@@ -361,7 +361,7 @@ def record(answer: Json) -> str:
     """Render `get_memory`'s answer: a memory on one line, a trace whole (every step)."""
     if answer.get("kind") == "reasoning" and "steps" in answer:
         return trace(answer)
-    return memory_line(answer)
+    return _hang(memory_line(answer), "  ")
 
 
 def memories(answer: Json, title: str) -> str:
@@ -376,7 +376,7 @@ def memories(answer: Json, title: str) -> str:
 def created(answer: Json) -> str:
     """Render the answer to remember: the memory, and whether it was new."""
     verb = "Created" if answer.get("created", True) else "Already known (nothing written)"
-    return f"{verb}: {memory_line(answer)}"
+    return f"{verb}: {_hang(memory_line(answer), '  ')}"
 
 
 def ingest(answer: Json) -> str:

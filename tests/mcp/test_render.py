@@ -174,3 +174,24 @@ def test_a_multi_line_decision_stays_inside_the_lineage_text() -> None:
     assert "Lineage of [decision] Use a lock\n   for setup" in text
     assert "\n  [decision] Use a lock\n    for setup (id d1" in text
     assert "\nfor setup" not in text
+
+
+def test_precedents_and_a_single_memory_keep_later_lines_indented() -> None:
+    """Trial 21: a precedent's reasoning and hypotheses, and get_memory, wrote them at column 0."""
+    decision = {
+        "kind": "decision",
+        "memory_id": "d1",
+        "version": 1,
+        "content": "Wait\nfor teardown",
+    }
+    reasoning = {
+        "trace_id": "t1",
+        "task": "Why is it flaky?\n(asked in standup)",
+        "conclusion": "port reused\nso wait",
+        "hypotheses": [{"step": 1, "content": "a leak\nasync", "status": "hypothesis"}],
+    }
+    text = render.precedents({"items": [{"decision": decision, "reasoning": [reasoning]}]})
+    lines = text.splitlines()
+    assert lines[1].startswith("1. [decision] Wait")
+    assert not [line for line in lines[2:] if not line.startswith(" ")], text
+    assert render.record(decision).startswith("[decision] Wait\n  for teardown (id d1")

@@ -39,6 +39,8 @@ async def test_stdio_answers_each_line_it_cannot_read_and_writes_nothing(service
         ("5", None, -32600, "not a message object"),
         # Trial 20: bytes that are not UTF-8 were read as U+FFFD, and the memory stored.
         (remember(content, "13").replace("odd id", "odd id \udcff"), None, -32700, "utf-8"),
+        # Trial 21: a byte-order mark before the JSON got no answer at all.
+        ("\ufeff" + '{"jsonrpc": "2.0", "id": 14, "method": "ping"}', None, -32700, "byte-order"),
     ]
     command = [sys.executable, "-m", "service.cli", "mcp", "--url", service.base_url]
     env = {**os.environ, "RATIONALE_API_KEY": service.key_a}

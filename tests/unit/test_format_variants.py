@@ -310,18 +310,23 @@ def test_claude_code_a_write_not_permitted_is_refused_and_claims_no_decision() -
     ]
     unit = parse_document(_jsonl(*records), "claude-code", "s.jsonl").units[0]
     assert unit.trace is not None and unit.trace.produced is None
-    assert "session.refused_call" in unit.extra["warnings"]
+    [warning] = [w for w in unit.extra["warnings"] if w.startswith("session.refused_call: ")]
+    assert "'Write: /p/CLAUDE.md' was refused" in warning, warning
     write = next(i for i, s in enumerate(unit.trace.steps) if s.content.startswith("Write"))
     assert any(write in s.rejects for s in unit.trace.steps)
-    # A read after the refusal does not make the claim true (trial 20).
-    read = [
-        *records[:5],
-        _assistant("a4", call("t3", "Read", {"file_path": "/p/CLAUDE.md"})),
-        _user("u4", [result("t3", "File does not exist.")]),
-        records[5],
-    ]
-    unit = parse_document(_jsonl(*read), "claude-code", "s.jsonl").units[0]
-    assert unit.trace is not None and unit.trace.produced is None
+    # A read after the refusal does not make the claim true (trials 20, 21).
+    for tool, args in (
+        ("Read", {"file_path": "/p/CLAUDE.md"}),
+        ("Bash", {"command": "cat CLAUDE.md"}),
+    ):
+        read = [
+            *records[:5],
+            _assistant("a4", call("t3", tool, args)),
+            _user("u4", [result("t3", "File does not exist.")]),
+            records[5],
+        ]
+        unit = parse_document(_jsonl(*read), "claude-code", "s.jsonl").units[0]
+        assert unit.trace is not None and unit.trace.produced is None, tool
     # A call that worked after the refusal resolves it: the decision stands.
     worked = [
         *records[:5],

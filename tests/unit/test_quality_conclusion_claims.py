@@ -133,6 +133,8 @@ def test_explanation_and_asked_cause_and_name_marks() -> None:
         ("the migration ran on staging", "the migration did not run on staging"),
         ("the worker kept the lock", "the worker did not keep the lock"),
         ("p95 latency is above the SLO", "p95 latency is below the SLO"),
+        ("the nightly build is green on main", "the nightly build is red on main"),  # trial 21
+        ("the build passes", "No, the build does not pass"),
         # Trial 18: the second clause of a sentence.
         ("The build passed, but the cache is disabled in config.", ENABLED),
         (
@@ -180,6 +182,9 @@ def test_contradicted_cited_evidence_and_produced_only_conclusion() -> None:
         # A report is a claim about its source (trial 20: "the ticket says the bug is fixed"
         # against "the bug is not fixed" was refused); a condition is no claim.
         ("The ticket says the bug is fixed", "The bug is not fixed"),
+        # Trial 21: a reply word ("No: ...") answers the task; a colon parts two claims.
+        ("the parser handles empty input", "No: the parser handles empty input; the lexer crashes"),
+        ("the parser handles empty input", "Not the parser: it handles empty input"),
         (
             "If the build passed, the cache is enabled in config.",
             "the cache is not enabled in config",

@@ -22,8 +22,12 @@ CONDITIONALS: frozenset[str] = frozenset(
 #: Verbs that, followed by "to", say what ought to be ("needs to be enabled", "has to go").
 _OBLIGING = frozenset({"need", "needs", "have", "has"})
 
-#: Where a sentence joins two statements, each a claim of its own (`claims`).
-_CLAUSE_BREAK = re.compile(r"(?i),\s*(?:and|but|while|whereas)\s+|\s+but\s+")
+#: Where a sentence joins two statements, each a claim of its own (`claims`): ", and", ", but",
+#: " but ", ", while", ", whereas", and a colon ("Not the parser: it handles empty input").
+_CLAUSE_BREAK = re.compile(r"(?i),\s*(?:and|but|while|whereas)\s+|\s+but\s+|:\s+")
+#: A reply word opening a sentence ("No, the parser handles it", "Yes: ..."): an answer to
+#: the task, not a negation of what follows (trial 21).
+_REPLY = re.compile(r"(?i)^\s*(?:no|nope|yes|yeah|yep)\s*[,:;.!\u2013\u2014-]+\s*")
 
 #: Words after which a sentence gives the reason for (or the consequence of) what precedes.
 EXPLAINERS: frozenset[str] = frozenset({"because", "since", "so", "therefore", "hence", "thus"})
@@ -92,7 +96,7 @@ def read_claim(sentence: str) -> Claim | None:
     """
     if sentence.rstrip().endswith("?"):
         return None
-    found = words(sentence)
+    found = words(_REPLY.sub("", sentence))
     if any(w in CONDITIONALS for w in found) or _prescribes(found):
         return None
     core: list[str] = []
@@ -113,8 +117,8 @@ def read_claim(sentence: str) -> Claim | None:
 def claims(text: str) -> list[Claim]:
     """Return the claims of a text, clause by clause (questions and conditions left out).
 
-    A sentence joining two statements (", and", ", but", " but ", ", while", ", whereas")
-    gives one claim per clause: "The build passed, but the cache is disabled." claims both
+    A sentence joining two statements (", and", ", but", " but ", ", while", ", whereas", a
+    colon) gives one claim per clause, a reply word opening it ("No, ...") left out: "The build passed, but the cache is disabled." claims both
     (trial 18: only a sentence's whole was compared). A sentence holding a condition is no
     claim at all, whichever clause holds it.
 
@@ -128,7 +132,7 @@ def claims(text: str) -> list[Claim]:
     for sentence in sentences(text):
         if any(w in CONDITIONALS for w in words(sentence)):
             continue
-        for clause in _CLAUSE_BREAK.split(sentence):
+        for clause in _CLAUSE_BREAK.split(_REPLY.sub("", sentence)):
             claim = read_claim(clause)
             if claim is not None:
                 out.append(claim)

@@ -284,6 +284,10 @@ ANTONYMS: dict[str, str] = {
     "decrease": "increase",
     "slower": "faster",
     "worse": "better",
+    # States a check reports (trial 21: "the build is green" -> "the build is red" passed).
+    "red": "green",
+    "empty": "full",
+    "expired": "valid",
 }
 
 #: Irregular verb forms -> their base form, so "ran" meets "run" and "sent" "send" (fresh-user

@@ -52,6 +52,32 @@ _READ_ONLY_TOOLS = frozenset(
 )
 
 
+#: Shell commands that only read (their first word; `git` with a reading subcommand).
+_READING_COMMANDS = frozenset(
+    {"cat", "ls", "head", "tail", "less", "more", "grep", "rg", "find", "wc", "pwd", "stat", "tree"}
+)
+_READING_GIT = frozenset({"status", "log", "diff", "show", "branch", "blame"})
+
+
+def _reads_only(name: str, args: Any) -> bool:
+    """Whether a tool call changes nothing: a reading tool, or a shell command that only reads.
+
+    Trial 21: a refused Edit, then `cat config.py`, then "I've set RETRIES = 5" was a decision.
+    A command with a pipe, redirection, chain or substitution may write: it counts as work.
+    """
+    if name in _READ_ONLY_TOOLS:
+        return True
+    command = args.get("command") if name == "Bash" and isinstance(args, dict) else None
+    if not isinstance(command, str) or any(c in command for c in ";&|>`$("):
+        return False
+    words = command.split()
+    if not words:
+        return False
+    if words[0] == "git":
+        return len(words) > 1 and words[1] in _READING_GIT
+    return words[0] in _READING_COMMANDS
+
+
 def _user_text(content: Any) -> str:
     if isinstance(content, str):
         return content
@@ -197,7 +223,7 @@ def parse_records(records: list[dict[str, Any]], source_name: str) -> list[Inges
                     _describe_tool(name, block.get("input")),
                     block.get("id"),
                     subagent=name in _SUBAGENT_TOOLS,
-                    read_only=name in _READ_ONLY_TOOLS,
+                    read_only=_reads_only(name, block.get("input")),
                 )
     label = f"Claude Code {title or source_stem(source_name)}"
     return session.units("claude-code", label, {"skipped_lines": skipped})

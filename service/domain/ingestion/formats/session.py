@@ -114,6 +114,7 @@ class SessionTrace:
     last_action: int | None = None
     pending_rejection: bool = False
     refusal_unresolved: bool = False
+    refused_call: int | None = None
     calls: dict[str, int] = field(default_factory=dict)
     read_only: set[str] = field(default_factory=set)
 
@@ -199,6 +200,7 @@ class SessionTrace:
         call_id = call_id if isinstance(call_id, str) else None
         if refused:
             self.refusal_unresolved = True
+            self.refused_call = self.calls.get(call_id or "", self.last_action)
         elif not failed and (call_id or "") not in self.read_only:
             self.refusal_unresolved = False
         if not self._room():
@@ -221,6 +223,12 @@ class SessionTrace:
             content, cut = trim_observation(text)
             self.trimmed += cut
             self._observe(content)
+
+    def refused_action(self) -> str:
+        """Name the last refused call (its action step's text, cut to 80 characters)."""
+        if self.refused_call is None:
+            return "a tool call"
+        return f"'{truncate(self.steps[self.refused_call].content, 80)}'"
 
     def follow_up(self, text: str, kind: str) -> None:
         """Add a user follow-up: ``rejects`` links it to the agent's last proposal."""
@@ -303,7 +311,12 @@ class SessionTrace:
             )
             if produced is None:
                 unresolved = self.refusal_unresolved
-                warnings.append("session.refused_call" if unresolved else "session.chatter_reply")
+                warnings.append(
+                    f"session.refused_call: {self.refused_action()} was refused and no call "
+                    "worked after it; the agent's last words are no decision"
+                    if unresolved
+                    else "session.chatter_reply"
+                )
         else:
             warnings.append("session.unanswered_request")
         return IngestUnit(
