@@ -118,9 +118,9 @@ def claims(text: str) -> list[Claim]:
     """Return the claims of a text, clause by clause (questions and conditions left out).
 
     A sentence joining two statements (", and", ", but", " but ", ", while", ", whereas", a
-    colon) gives one claim per clause, a reply word opening it ("No, ...") left out: "The build passed, but the cache is disabled." claims both
-    (trial 18: only a sentence's whole was compared). A sentence holding a condition is no
-    claim at all, whichever clause holds it.
+    colon) gives one claim per clause, a reply word opening it ("No, ...") left out: "The build
+    passed, but the cache is disabled." claims both (trial 18: only a sentence's whole was
+    compared). A sentence holding a condition is no claim at all, whichever clause holds it.
 
     Args:
         text: any text.
