@@ -60,7 +60,7 @@ def _checker(request: Request, budget_s: float) -> Bounded[tuple[bool, bool]]:
         503: {
             "model": Readiness,
             "description": "Not ready: what is missing.",
-            "headers": {"Retry-After": {**RESPONSE_HEADERS[503]["Retry-After"]}},
+            "headers": RESPONSE_HEADERS[503],
         },
     },
 )

@@ -132,7 +132,7 @@ def claims(text: str) -> list[Claim]:
     for sentence in sentences(text):
         if any(w in CONDITIONALS for w in words(sentence)):
             continue
-        for clause in _CLAUSE_BREAK.split(_REPLY.sub("", sentence)):
+        for clause in _CLAUSE_BREAK.split(sentence):  # `read_claim` drops a reply word
             claim = read_claim(clause)
             if claim is not None:
                 out.append(claim)

@@ -113,8 +113,9 @@ class SessionTrace:
     last_prose: int | None = None
     last_action: int | None = None
     pending_rejection: bool = False
-    refusal_unresolved: bool = False
-    refused_call: int | None = None
+    #: The refused call no later call or user message has answered (its action text, quoted),
+    #: or None: while set, `finish` produces no decision.
+    unresolved_refusal: str | None = None
     calls: dict[str, int] = field(default_factory=dict)
     read_only: set[str] = field(default_factory=set)
 
@@ -193,28 +194,25 @@ class SessionTrace:
     ) -> None:
         """Add a tool result (trimmed); a call the user refused `REJECTS` that call.
 
-        A refusal stays unresolved (`refusal_unresolved`: `finish` then produces nothing)
+        A refusal stays unresolved (`unresolved_refusal`: `finish` then produces nothing)
         until a user follow-up or a later call that worked (not `failed`, not `read_only`).
         """
         text = text.strip() or "(no output)"
         call_id = call_id if isinstance(call_id, str) else None
+        call = self.calls.get(call_id or "", self.last_action) if refused else None
         if refused:
-            self.refusal_unresolved = True
-            self.refused_call = self.calls.get(call_id or "", self.last_action)
+            named = f"'{truncate(self.steps[call].content, 80)}'" if call is not None else None
+            self.unresolved_refusal = named or "a tool call"
         elif not failed and (call_id or "") not in self.read_only:
-            self.refusal_unresolved = False
+            self.unresolved_refusal = None
         if not self._room():
             return
         content, cut = trim_observation(text)
         self.trimmed += cut
-        rejects: tuple[int, ...] = ()
         if refused:
-            call = self.calls.get(call_id or "", self.last_action)
-            if call is not None:
-                rejects = (call,)
             self.corrections += 1
             self.pending_rejection = True
-        self._observe(content, rejects)
+        self._observe(content, (call,) if call is not None else ())
 
     def console(self, text: str) -> None:
         """Add console output the tool printed itself (applied edits, commits, command output)."""
@@ -223,12 +221,6 @@ class SessionTrace:
             content, cut = trim_observation(text)
             self.trimmed += cut
             self._observe(content)
-
-    def refused_action(self) -> str:
-        """Name the last refused call (its action step's text, cut to 80 characters)."""
-        if self.refused_call is None:
-            return "a tool call"
-        return f"'{truncate(self.steps[self.refused_call].content, 80)}'"
 
     def follow_up(self, text: str, kind: str) -> None:
         """Add a user follow-up: ``rejects`` links it to the agent's last proposal."""
@@ -240,7 +232,7 @@ class SessionTrace:
             self.corrections += 1
         self._observe(f"User: {content}", rejects)
         self.pending_rejection = False
-        self.refusal_unresolved = False
+        self.unresolved_refusal = None
 
     def finish(self) -> tuple[tuple[StepDraft, ...], ProducedDraft | None]:
         """Return the steps with the conclusion placed, and the produced decision.
@@ -252,7 +244,7 @@ class SessionTrace:
         last action is appended. The produced memory is a ``decision`` (status ``active``) with
         the conclusion's text. A request the agent only answered with chatter, with no tool
         call, concludes with that reply and produces nothing; so does a request whose last
-        working tool call was refused (`refusal_unresolved`: "I've created CLAUDE.md" after the
+        working tool call was refused (`unresolved_refusal`: "I've created CLAUDE.md" after the
         write was not permitted is no decision; trial 19).
         """
         steps = list(self.steps)
@@ -285,7 +277,7 @@ class SessionTrace:
             )
         else:
             return tuple(steps), None
-        if self.refusal_unresolved:
+        if self.unresolved_refusal is not None:
             return tuple(steps), None
         produced = ProducedDraft(
             kind=Kind.DECISION, content=truncate(text, MAX_STEP_CHARS), status="active"
@@ -310,11 +302,11 @@ class SessionTrace:
                 task=truncate(self.request.strip(), MAX_TASK_CHARS), steps=steps, produced=produced
             )
             if produced is None:
-                unresolved = self.refusal_unresolved
+                refused = self.unresolved_refusal
                 warnings.append(
-                    f"session.refused_call: {self.refused_action()} was refused and no call "
-                    "worked after it; the agent's last words are no decision"
-                    if unresolved
+                    f"session.refused_call: {refused} was refused and no call worked after it; "
+                    "the agent's last words are no decision"
+                    if refused is not None
                     else "session.chatter_reply"
                 )
         else:
