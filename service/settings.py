@@ -290,6 +290,13 @@ class Settings(BaseSettings):
         validation_alias="RATIONALE_RETRIEVAL_TASK_WEIGHT",
         description="Share of a reasoning trace's task match (its task similarity, normalised in the task index's list) in its fused score: max(fused, (1 - w) * fused + w * task); 0 = off (weighted fusion).",
     )
+    retrieval_identifier_weight: float = Field(
+        default=0.1,
+        ge=0,
+        le=1,
+        validation_alias="RATIONALE_RETRIEVAL_IDENTIFIER_WEIGHT",
+        description="What a memory keeps of its fused score when the query is about a number it does not hold ('ADR 57', 'issue 1234': numbers at least a third of the query's words, dates aside); 1 = off.",
+    )
     retrieval_neighbour_weight: float = Field(
         default=0.2,
         ge=0,

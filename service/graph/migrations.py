@@ -20,7 +20,7 @@ database still holding duplicates. In order:
    them as `identifier_parts` reads them now (`search_parts`, and at the end of `search_text`),
    a thousand per write; only memories holding parts or whose content may hold an identifier
    are read. (Version 4: parts also hold joined neighbours, `getUserName`: username; 5: a version's
-   number, `v4.5.0`: 4.5.0 and 4.5.)
+   number, `v4.5.0`: 4.5.0 and 4.5; 8: numbers as asked for, `ADR-0045`: 45, `ADR014`: adr, 14.)
 5. **Change reasons.** Versions written before a version stored why it was written
    (`change_reason`, 2026-12-05) get the reason of their `SUPERSEDES` link to the version
    before, a thousand per write, so `GET` and recall show what `/history` shows. (Version 6.)
@@ -94,7 +94,7 @@ class MigrationReport:
 
 
 #: Bump when a step is added: a database stamped with an older version runs them all again.
-MIGRATIONS_VERSION = 7
+MIGRATIONS_VERSION = 8
 #: Memories changed per write of the identifier-parts, change-reason and match-form steps.
 IDENTIFIER_BATCH = 1000
 

@@ -175,10 +175,13 @@ def test_the_migration_splits_what_older_versions_stored(
     camel = memory(tenant, "then getUserName failed", episode="e", position=1)
     acronym = memory(tenant, "the HTTPServer leaks sockets")  # trial 12: not read again
     plain = memory(tenant, "nothing to split here, e.g. 3.14, APIs")
+    number = memory(tenant, "ADR-0045 was superseded by ADR057")  # version 8: numbers as asked
     fresh = {
-        m["memory_id"]: stored(neo4j_driver, m["memory_id"]) for m in (snake, camel, acronym, plain)
+        m["memory_id"]: stored(neo4j_driver, m["memory_id"])
+        for m in (snake, camel, acronym, plain, number)
     }
     assert fresh[acronym["memory_id"]]["parts"] == "http server"
+    assert fresh[number["memory_id"]]["parts"] == "45 adr 57"
     # As a version before identifier parts stored them: context and content only.
     neo4j_driver.execute_query(
         "MATCH (m:Memory {namespace: $ns}) WHERE m.search_parts IS NOT NULL "
@@ -197,10 +200,12 @@ def test_the_migration_splits_what_older_versions_stored(
         "m.search_text = m.search_text + '\\n' + 'ap is'",
         id=plain["memory_id"],
     )
+    assert number["memory_id"] not in found(tenant, "45")
     report = run_migrations(graph, RULES, namespace=tenant.namespace)
-    assert report.identifiers_split == 4
+    assert report.identifiers_split == 5
     assert {m: stored(neo4j_driver, m) for m in fresh} == fresh
     assert snake["memory_id"] in found(tenant, "upload test")
+    assert number["memory_id"] in found(tenant, "45")
     assert run_migrations(graph, RULES, namespace=tenant.namespace).identifiers_split == 0
     assert {m: stored(neo4j_driver, m) for m in fresh} == fresh
 
@@ -234,3 +239,32 @@ def test_a_query_naming_things_keeps_the_words_a_question_would_drop(tenant: Ten
         "/v1/recall", json={"query": "user name", "limit": 1, "explain": True}
     ).json()["items"][0]["explain"]
     assert set(why["matched_terms"]) == {"user", "name"}
+
+
+def test_a_query_about_a_number_ranks_the_record_holding_it_first(tenant: Tenant) -> None:
+    """The corpus ADRs: "ADR 14" ranked the ADR template first and `ADR014` fifth; "ADR 45"
+    never met `ADR-0045` (Lucene keeps `0045` and `adr014` one token each)."""
+    template = memory(
+        tenant, "ADR-012: Adopt an ADR template, so every ADR and ADR review reads alike"
+    )
+    fetch = memory(tenant, "ADR014: Proper use of HTTP fetching libraries")
+    status = memory(tenant, "ADR 8: Add a status field to each record (see issue 14)")
+    flag = memory(tenant, "ADR-0045 mandated the --input flag for every subcommand")
+    items = tenant.post("/v1/recall", json={"query": "ADR 14", "limit": 4, "explain": True}).json()[
+        "items"
+    ]
+    assert [i["memory_id"] for i in items[:2]] == [fetch["memory_id"], status["memory_id"]]
+    assert [i["explain"]["identified"] for i in items[:2]] == [2, 1]
+    assert {i["memory_id"]: i["explain"]["identified"] for i in items}.get(
+        template["memory_id"]
+    ) in (
+        None,
+        0,
+    )
+    items = tenant.post("/v1/recall", json={"query": "what did ADR 45 decide?"}).json()["items"]
+    assert items[0]["memory_id"] == flag["memory_id"]
+    # A query about no number: nothing is identified.
+    items = tenant.post(
+        "/v1/recall", json={"query": "HTTP fetching libraries", "explain": True}
+    ).json()["items"]
+    assert items[0]["explain"]["identified"] is None

@@ -27,6 +27,7 @@ from service.domain.retrieval.models import (
     RetrievalQuery,
     Unrecognized,
 )
+from service.domain.retrieval.numbers import identified, numbers_asked
 from service.domain.retrieval.statistics import NamespaceStatistics, StatisticsCache
 from service.domain.retrieval.traces import only_traces
 from service.domain.retrieval.typed import TypedCache
@@ -358,8 +359,13 @@ class CandidateFinder:
             scores = discount_context_only(
                 terms, scores, texts, [h[OWN_CHARS] for h in rows], self.config.context_weight
             )
+            # A query about a number keeps the candidates holding it first (`numbers`).
+            found.identified = identified([h[0] for h in rows], texts, numbers_asked(terms))
+            held = found.identified or {}
             # Only the kept candidates become `Hit`s (a complete round returns up to 10x more).
-            best = sorted(range(len(rows)), key=lambda i: (-scores[i], rows[i][0]))[:depth]
+            best = sorted(
+                range(len(rows)), key=lambda i: (-held.get(rows[i][0], 0), -scores[i], rows[i][0])
+            )[:depth]
             found.hits = [Hit.from_columns(rows[i], scores[i]) for i in best]
             found.unrecognized = [Unrecognized.from_row(u) for u in row["unrecognized"]]
             if row["fetched"] < k:  # every match of the namespace was a candidate

@@ -77,8 +77,10 @@ def explanation(entry: Entry, words: list[str], fusion: Fusion) -> dict[str, Any
     Returns:
         `{fusion, fused, lexical: {bm25, normalised, contribution} | None, vector:
         {similarity, normalised, contribution} | None, task: {similarity, normalised,
-        contribution} | None, neighbours, matched_terms, context_terms}`: `task` is a trace's
-        task match (its contribution is what `fusion.task_blend` added, None under RRF);
+        contribution} | None, neighbours, identified, matched_terms, context_terms}`: `task`
+        is a trace's task match (its contribution is what `fusion.task_blend` added, None
+        under RRF); `identified` whether it holds the number the query is about (None when
+        the query is about none; when False its score kept `fusion.identifier_weight`);
         `matched_terms` are the query words whose analysed terms the memory's own text
         (`content` and its identifier parts: "upload" of `test_upload`) holds, `context_terms` those found only in the context it was indexed with
         (the previous turn of its episode, the section it sits in: its lexical field beyond
@@ -120,6 +122,7 @@ def explanation(entry: Entry, words: list[str], fusion: Fusion) -> dict[str, Any
             "contribution": ranked.task_gain,
         },
         "neighbours": ranked.neighbours,
+        "identified": ranked.identified,
         "matched_terms": matched,
         "context_terms": context,
     }

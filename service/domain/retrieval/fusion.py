@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from service.domain.models import Kind, Verdict
 from service.domain.retrieval.models import Fusion, Hit, Ranked
+from service.domain.retrieval.numbers import LABELLED, NONE
 
 #: Quality weights of a trace's fused score (see `quality_factor`).
 POOR_FACTOR = 0.5
@@ -173,6 +174,7 @@ def fuse(
     limit: int,
     rrf_k: int,
     fusion: Fusion | None = None,
+    identified: Mapping[str, int] | None = None,
 ) -> list[Ranked]:
     """Return the top `limit` candidates, fused by evidence (weighted) or by rank (RRF).
 
@@ -187,6 +189,11 @@ def fuse(
     with `rrf_k`, ranks 1-based among the filtered candidates of each list (a trace's vector
     rank is by the better of its whole-text and task similarity).
 
+    When the query is about a number (`identified` given: "ADR 57", "issue 1234"), a candidate
+    keeps its whole score when it holds the number with the query's label (`ADR-0057`), the
+    square root of `fusion.identifier_weight` of it when it holds the number elsewhere, and
+    `identifier_weight` of it when it does not hold it (`numbers`): the vector side finds
+    every record of the kind alike, and the one holding the number is the answer.
     A trace's score is then multiplied by `quality_factor`, and rejected traces go after every
     other item. Ties go to the closer embedding, then to a stable id order.
 
@@ -196,6 +203,8 @@ def fuse(
         limit: max items returned, 1..100.
         rrf_k: the RRF constant (`settings.rrf_k`).
         fusion: the method and its weights, or None for RRF.
+        identified: how candidates hold the number the query is about (uid -> `numbers`
+            level; `Candidates.identified`), or None when it is about none.
 
     Returns:
         At most `limit` fused candidates, best first, each with its contributions.
@@ -241,10 +250,13 @@ def fuse(
                 blended = task_blend(fused[uid], norm, fusion.task_weight)
                 task_gain[uid] = blended - fused[uid]
                 fused[uid] = blended
+    identifier_weight = fusion.identifier_weight if fusion is not None else Fusion.identifier_weight
     ranked = []
     for uid, score in fused.items():
         hit = by_uid[uid]
         last = False
+        if identified is not None:
+            score *= identifier_weight ** ((LABELLED - identified.get(uid, NONE)) / LABELLED)
         if hit.kind == Kind.REASONING:
             score *= quality_factor(hit.quality_verdict, hit.quality_score)
             last = hit.quality_verdict == Verdict.REJECTED
@@ -261,6 +273,7 @@ def fuse(
                 task_similarity=task_similarity.get(uid),
                 task_norm=task_norm.get(uid),
                 task_gain=task_gain.get(uid),
+                identified=None if identified is None else identified.get(uid, NONE),
             )
         )
     ranked.sort(key=lambda r: (r.last, -r.score, -(r.similarity or 0.0), r.hit.uid))

@@ -5,7 +5,12 @@ from __future__ import annotations
 import unicodedata
 
 from service.domain.retrieval.lexical import word_lists
-from service.domain.text.lexical import SEARCH_NS_FIELD, SEARCH_TEXT_FIELD, namespace_token
+from service.domain.text.lexical import (
+    SEARCH_NS_FIELD,
+    SEARCH_TEXT_FIELD,
+    namespace_token,
+    number_parts,
+)
 from service.domain.text.lexicon import (
     ASKING_STOPWORDS,
     INTERROGATIVES,
@@ -96,7 +101,9 @@ def lucene_query(text: str) -> str | None:
     `FULLTEXT_MAX_CHARS` characters (Lucene's clause limit). A compound identifier is sent
     whole: memories index its parts (`identifier_parts`), so "upload test" finds `test_upload`;
     the parts are not added here, where they ranked short memories sharing one common part
-    ("user", "settings") above the one naming `load_user_settings` (trial 12).
+    ("user", "settings") above the one naming `load_user_settings` (trial 12). A number written
+    with leading zeros or joined to a label adds the number as a person asks for it
+    (`number_parts` without labels: "ADR 0045" and "ADR045" also look for 45).
 
     Args:
         text: the user's query, NFC-normalised.
@@ -120,6 +127,8 @@ def lucene_query(text: str) -> str | None:
         words.append(
             "".join("\\" + ch if ch in LUCENE_SPECIAL else ch for ch in word[:FULLTEXT_MAX_CHARS])
         )
+    numbers = number_parts(" ".join(words), labels=False)
+    words.extend(n for n in dict.fromkeys(numbers) if n not in words)
     return " ".join(words)
 
 

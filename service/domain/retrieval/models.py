@@ -26,6 +26,9 @@ class Fusion:
             added to its own (0 = off).
         task_weight: share of a reasoning trace's task match in its fused score, in [0, 1]
             (`fusion.task_blend`; 0 = off).
+        identifier_weight: what a candidate keeps of its fused score when the query is about a
+            number it does not hold (`numbers.numbers_asked`), in [0, 1]; its square root when
+            it holds the number without the query's label; 1 = off.
         norm_depth: how many of each list's best take part in its min-max normalisation.
         rrf_k: the RRF constant, for `rrf`.
     """
@@ -35,6 +38,7 @@ class Fusion:
     vector_weight: float = 0.4
     neighbour_weight: float = 0.2
     task_weight: float = 0.8
+    identifier_weight: float = 0.1
     norm_depth: int = 100
     rrf_k: int = 60
 
@@ -81,6 +85,7 @@ class RetrievalConfig:
                 vector_weight=settings.retrieval_vector_weight,
                 neighbour_weight=settings.retrieval_neighbour_weight,
                 task_weight=settings.retrieval_task_weight,
+                identifier_weight=settings.retrieval_identifier_weight,
                 norm_depth=settings.retrieval_norm_depth,
                 rrf_k=settings.rrf_k,
             ),
@@ -298,10 +303,15 @@ class Unrecognized:
 
 @dataclass
 class Candidates:
-    """The filtered candidates of one index, best first, and what the filters hid as unrecognized."""
+    """The filtered candidates of one index, best first, and what the filters hid as unrecognized.
+
+    `identified` (fulltext only): how the candidates holding a number the query is about hold
+    it (uid -> `numbers.LABELLED` or `numbers.NUMBER`), or None when the query is about none.
+    """
 
     hits: list[Hit] = field(default_factory=list)
     unrecognized: list[Unrecognized] = field(default_factory=list)
+    identified: dict[str, int] | None = None
     rounds: int = 0
     k: int = 0
     exhausted: bool = False
@@ -323,6 +333,8 @@ class Ranked:
         task_similarity: a trace's task similarity (`Hit.task_score`), or None.
         task_norm: that similarity min-max normalised in the task list (weighted fusion).
         task_gain: what the task match added to the fused score (`fusion.task_blend`), or None.
+        identified: how it holds the number the query is about (`numbers.LABELLED` 2,
+            `NUMBER` 1, `NONE` 0), or None when the query is about none.
     """
 
     hit: Hit
@@ -336,6 +348,7 @@ class Ranked:
     task_similarity: float | None = None
     task_norm: float | None = None
     task_gain: float | None = None
+    identified: int | None = None
 
 
 @dataclass(frozen=True)

@@ -214,7 +214,12 @@ class RetrievalService:
                 fulltext = lexical.result() if lexical is not None else Candidates()
             with metrics.recall_stage(read, "fuse"):
                 ranked = fuse(
-                    vector.hits, fulltext.hits, POOL_MAX, self.config.rrf_k, self.config.fusion
+                    vector.hits,
+                    fulltext.hits,
+                    POOL_MAX,
+                    self.config.rrf_k,
+                    self.config.fusion,
+                    fulltext.identified,
                 )
             with metrics.recall_stage(read, "read_back"):
                 entries: list[Entry] = []

@@ -59,6 +59,13 @@ _IDENTIFIER_RUN = re.compile(r"[\w.]+")
 #: "4.5.0" or "0.38" never met it (fresh-user trial 15). Its number, and the number's major and
 #: minor (`4.5`), are parts.
 _VERSION = re.compile(r"(?<![\w.])[vV](?P<number>\d+(?:\.\d+)+)(?:\.[xX*])?(?!\w|\.\w)")
+#: A word of letters and digits only (`_`, `.` and `-` separate words here).
+_ALNUM_WORD = re.compile(r"[^\W_]+")
+#: A number written with leading zeros (`0045`, `012`; three characters or more, so a date's
+#: or a time's `05` is left alone), or letters joined to a number of two digits or more
+#: (`ADR014`, `RFC7231`, `sha256`; `utf8`, `md5` are left alone).
+_PADDED_NUMBER = re.compile(r"0+(?P<number>[0-9]+)")
+_LABELLED_NUMBER = re.compile(r"(?P<label>[^\W\d_]{2,})(?P<number>[0-9]{2,})")
 #: Most identifier parts one memory adds to its lexical field.
 MAX_IDENTIFIER_PARTS = 200
 
@@ -96,7 +103,7 @@ def identifier_parts(text: str) -> str | None:
     of first appearance, with neighbouring parts joined (`_run_parts`). A part with fewer than
     two letters is left out (`e.g.`, the `T10` of an ISO time, hash fragments), and so is the
     whole when no identifier splits. A version's number follows (`v4.5.0`: 4.5.0 and 4.5,
-    `_VERSION`).
+    `_VERSION`), then numbers as a person asks for them (`number_parts`: `ADR-0045`: 45).
 
     Args:
         text: a memory's own text (`content`).
@@ -111,12 +118,48 @@ def identifier_parts(text: str) -> str | None:
     parts = itertools.chain(
         (part for run in _IDENTIFIER_RUN.findall(text) for part in _run_parts(run)),
         (part for version in _VERSION.finditer(text) for part in _version_parts(version)),
+        number_parts(text),
     )
     for part in parts:
         seen.setdefault(part, None)
         if len(seen) >= MAX_IDENTIFIER_PARTS:
             break
     return " ".join(seen) or None
+
+
+def number_parts(text: str, labels: bool = True) -> list[str]:
+    """Return the numbers of a text as a person asks for them, and the labels joined to them.
+
+    Records are numbered `ADR-0045`, `0057-allow-...md`, `ADR014`, `RFC7231`, and asked for as
+    "ADR 45", "ADR 14", "RFC 7231": Lucene keeps `0045` and `adr014` one token each, so "45"
+    and "14" never met them (the corpus ADRs: "ADR 57" ranked the ADR template first and
+    ADR 57 tenth). A number written with leading zeros (three characters or more: a date's
+    `05` is left alone) gives the number without them; letters joined to a number of two
+    digits or more give the letters (`labels`) and the number without leading zeros.
+
+    Args:
+        text: any text.
+        labels: also return the letters of a labelled number (the index side; a query adds
+            the number only: a label alone matches every record of its kind).
+
+    Returns:
+        The parts, lower-cased, in order of appearance, repeats kept.
+
+    Example:
+        `number_parts("ADR-0045 and ADR014")` is `["45", "adr", "14"]`.
+    """
+    parts: list[str] = []
+    for word in _ALNUM_WORD.findall(text):
+        padded = _PADDED_NUMBER.fullmatch(word)
+        if padded is not None and len(word) >= 3:
+            parts.append(padded.group("number"))
+            continue
+        labelled = _LABELLED_NUMBER.fullmatch(word)
+        if labelled is not None:
+            if labels:
+                parts.append(labelled.group("label").lower())
+            parts.append(labelled.group("number").lstrip("0") or "0")
+    return parts
 
 
 def _letters(piece: str) -> int:

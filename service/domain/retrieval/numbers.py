@@ -1,0 +1,161 @@
+"""Queries about a number ("ADR 57", "issue #1234"): which candidates hold the number asked for.
+
+An embedding reads "ADR 57" as "about ADRs": every record of the kind comes out alike (the
+corpus ADRs: the ADR template ranked first, ADR 57 tenth), and BM25 weighs "57" by how rare it
+is, not by whether it is the point of the query. When the query is about a number, fusion
+keeps a candidate's whole score only when it holds the number as the query writes it (label
+and number: `ADR 57`, `ADR-0057`, `ADR057`), most of it when it holds the number elsewhere
+(`fixes #1234` for "issue #1234"), and `Fusion.identifier_weight` of it otherwise
+(`fusion.fuse`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from service.domain.retrieval.lexical import analyse
+
+#: Month names and their short forms: a number beside one is a day of a date, not an identifier.
+MONTHS = frozenset(
+    [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+        "jan",
+        "feb",
+        "mar",
+        "apr",
+        "jun",
+        "jul",
+        "aug",
+        "sep",
+        "sept",
+        "oct",
+        "nov",
+        "dec",
+    ]
+)
+#: Years (1800-2199): a date's part, not an identifier.
+_YEAR = re.compile(r"1[89][0-9]{2}|2[01][0-9]{2}")
+#: A query word written as a label joined to a number (`ADR-0045`, `ADR014`, `#1234`, `57`).
+_LABELLED = re.compile(r"(?P<label>[^\W\d_]+)?[-_#:]*(?P<number>[0-9]+)")
+#: Punctuation around a query word.
+_EDGES = "\"'`.,;:!?()[]{}<>#"
+
+#: How a candidate holds a number asked for (`NumberAsked.level`).
+LABELLED, NUMBER, NONE = 2, 1, 0
+
+
+@dataclass(frozen=True)
+class NumberAsked:
+    """One number a query is about.
+
+    Attributes:
+        written: the number as the query means it, as records write it: with its label
+            ("ADR 57": `ADR 57`, `ADR-057`, `adr057`, `ADRs #57`), else the number alone
+            (`57`, `0057`) or the word as given (`3.11`, `5k`).
+        bare: the number without its label (`57`, `#57`, `0057` elsewhere in the text), or
+            None when the query gives no label.
+    """
+
+    written: re.Pattern[str]
+    bare: re.Pattern[str] | None
+
+    def level(self, text: str) -> int:
+        """Return how `text` holds this number: `LABELLED`, `NUMBER` (unlabelled) or `NONE`."""
+        if self.written.search(text):
+            return LABELLED
+        if self.bare is not None and self.bare.search(text):
+            return NUMBER
+        return NONE
+
+
+def numbers_asked(query: str) -> tuple[NumberAsked, ...]:
+    """Return the numbers a query is about, or none when it is not about numbers.
+
+    The query's words holding a digit count, except a date's (a year 1800-2199, a day beside a
+    month name: "May 3, 2023" asks for what happened then, which the memory holding it rarely
+    says in words); when they are at least a third of the query's words the query is about
+    them. A number's label is the letters joined to it (`ADR-0045`) or the word before it
+    ("ADR 57", "issue #1234"). Repeats of one number count once (the query adds `45` beside
+    `0045`, `lucene.lucene_query`).
+
+    Args:
+        query: the query words as sent to the index (unescaped, question words removed).
+
+    Returns:
+        The numbers, in query order.
+    """
+    words = [w.strip(_EDGES) for w in query.split()]
+    words = [w for w in words if w and analyse(w)]
+    asked: dict[str, NumberAsked] = {}
+    counted = 0
+    for i, word in enumerate(words):
+        lower = word.lower()
+        if not any(c.isdigit() for c in lower):
+            counted += 1
+            continue
+        beside = {words[j].lower() for j in (i - 1, i + 1) if 0 <= j < len(words)}
+        if _YEAR.fullmatch(lower) or (lower.isdigit() and len(lower) <= 2 and beside & MONTHS):
+            counted += 1
+            continue
+        parts = _LABELLED.fullmatch(lower)
+        if parts is None:  # `3.11`, `5k`: the word itself
+            key, label = lower, None
+            number = re.escape(lower)
+        else:
+            key = number = parts.group("number").lstrip("0") or "0"
+            label = parts.group("label")
+            if label is None and i > 0 and words[i - 1].isalpha():
+                label = words[i - 1].lower()
+        if key in asked:
+            continue
+        counted += 1
+        bare = re.compile(rf"(?<![\w.]){'0*' if parts else ''}{number}(?![\w]|\.\d)")
+        asked[key] = (
+            NumberAsked(bare, None) if label is None else NumberAsked(_written(label, number), bare)
+        )
+    if not asked or 3 * len(asked) < counted:
+        return ()
+    return tuple(asked.values())
+
+
+def _written(label: str, number: str) -> re.Pattern[str]:
+    """Return the pattern of `label` then `number` as records write them (any case, padded)."""
+    return re.compile(
+        rf"(?<![^\W_]){re.escape(label)}s?[\s\-_#:.]*0*{number}(?![0-9])", re.IGNORECASE
+    )
+
+
+def identified(
+    uids: list[str], texts: list[str], asked: tuple[NumberAsked, ...]
+) -> dict[str, int] | None:
+    """Return how each candidate holds the numbers asked for (the best `level`), or None.
+
+    Args:
+        uids: the candidates' uids.
+        texts: their lexical fields, in `uids` order.
+        asked: `numbers_asked` of the query.
+
+    Returns:
+        uid -> `LABELLED` or `NUMBER` for the candidates holding one (the others hold none),
+        or None when the query is about no number.
+    """
+    if not asked:
+        return None
+    out: dict[str, int] = {}
+    for uid, text in zip(uids, texts, strict=True):
+        level = max(a.level(text) for a in asked)
+        if level:
+            out[uid] = level
+    return out

@@ -1,0 +1,110 @@
+"""Queries about a number ("ADR 57", "issue #1234"): parts, query words, levels and fusion."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.domain.retrieval.fusion import fuse
+from service.domain.retrieval.lucene import lucene_query
+from service.domain.retrieval.models import Fusion, Hit
+from service.domain.retrieval.numbers import LABELLED, NUMBER, identified, numbers_asked
+from service.domain.text.lexical import identifier_parts, number_parts
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # The corpus ADRs: "ADR 57" never met `0057`, "ADR 14" never met `ADR014`.
+        ("ADR-0045 and ADR014", ["45", "adr", "14"]),
+        ("0057-allow-positional-input.md", ["57"]),
+        ("RFC7231, sha256", ["rfc", "7231", "sha", "256"]),
+        # A date's or a time's two digits, one digit after letters, no leading zero: nothing.
+        ("2023-01-05 at 09:30, utf8, md5, ADR 109, issue 1234", []),
+    ],
+)
+def test_number_parts_are_the_numbers_as_asked_for(text: str, expected: list[str]) -> None:
+    assert number_parts(text) == expected
+
+
+def test_identifier_parts_hold_the_numbers() -> None:
+    assert identifier_parts("ADR-0045 mandated the --input flag") == "45"
+    assert identifier_parts("superseded by ADR014") == "adr 14"
+
+
+def test_the_query_adds_the_number_without_its_padding_or_label() -> None:
+    assert lucene_query("ADR 0013") == "ADR 0013 13"
+    assert lucene_query("ADR014") == "ADR014 14"  # not "adr": every ADR holds it
+    assert lucene_query("ADR 57") == "ADR 57"
+
+
+@pytest.mark.parametrize(
+    ("query", "numbers"),
+    [
+        ("ADR 57", 1),
+        ("what did ADR-0045 decide", 1),
+        ("ADR 0013 13", 1),  # the number the query adds counts once
+        ("ADR 45 ADR 57 supersede", 2),
+        ("issue #1234", 1),
+        ("port 8080", 1),
+        # Dates are not identifiers; a number among many words is not what the query is about.
+        ("Who did Maria have dinner with on May 3, 2023?", 0),
+        ("pet John said goodbye to on 3 June, 2023", 0),
+        ("When did John participate in a 5K charity run?", 0),
+        ("why is the upload test flaky", 0),
+    ],
+)
+def test_numbers_asked(query: str, numbers: int) -> None:
+    sent = lucene_query(query)  # as the fulltext side reads it: question words dropped
+    assert sent is not None
+    assert len(numbers_asked(sent.replace("\\", ""))) == numbers
+
+
+def test_a_text_holds_the_number_with_its_label_or_without() -> None:
+    asked = numbers_asked("ADR 14")
+    texts = {
+        "compound": "This ADR has been superseded by ADR014",
+        "padded": "ADR-0014: use fetch",
+        "plural": "see ADRs #14",
+        "elsewhere": "Technical story: issue 14",
+        "longer": "ADR 114: partly undo ADR 109",
+        "version": "node 14.2 is required",
+        "none": "Adopt an ADR template",
+    }
+    levels = identified(list(texts), list(texts.values()), asked)
+    assert levels == {
+        "compound": LABELLED,
+        "padded": LABELLED,
+        "plural": LABELLED,
+        "elsewhere": NUMBER,
+    }
+    assert identified(list(texts), list(texts.values()), numbers_asked("ADR template")) is None
+
+
+def test_an_unlabelled_number_is_matched_as_written() -> None:
+    asked = numbers_asked("python 3.11 upgrade")
+    texts = ["python 3.11 is out", "python 3.110", "3 of 11 tests"]
+    assert identified(["a", "b", "c"], texts, asked) == {"a": LABELLED}
+
+
+def test_fusion_keeps_the_candidates_holding_the_number_first() -> None:
+    """The vector side ranks the ADR template first for "ADR 14"; the record holding it wins."""
+    vector = [
+        Hit("template", "m1", "observation", 0.95),
+        Hit("elsewhere", "m2", "observation", 0.80),
+        Hit("record", "m3", "observation", 0.60),
+    ]
+    fulltext = [
+        Hit("template", "m1", "observation", 4.0),
+        Hit("elsewhere", "m2", "observation", 5.0),
+        Hit("record", "m3", "observation", 3.0),
+    ]
+    plain = fuse(vector, fulltext, 3, 60, Fusion())
+    assert plain[0].hit.uid == "template"
+    levels = {"record": LABELLED, "elsewhere": NUMBER}
+    ranked = fuse(vector, fulltext, 3, 60, Fusion(), levels)
+    assert [r.hit.uid for r in ranked] == ["record", "elsewhere", "template"]
+    assert [r.identified for r in ranked] == [LABELLED, NUMBER, 0]
+    by_uid = {r.hit.uid: r.score for r in plain}
+    assert ranked[2].score == pytest.approx(by_uid["template"] * Fusion().identifier_weight)
+    off = fuse(vector, fulltext, 3, 60, Fusion(identifier_weight=1.0), levels)
+    assert [r.hit.uid for r in off] == [r.hit.uid for r in plain]
