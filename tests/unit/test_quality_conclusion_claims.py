@@ -9,6 +9,7 @@ from service.domain.quality import assess
 from service.domain.text import (
     asked_cause,
     claims,
+    clauses,
     explanation,
     name_marks,
     read_claim,
@@ -147,6 +148,97 @@ def test_conclusion_negating_the_evidence_is_rejected(observed: str, concluded: 
     result = assess(two_steps(observed, concluded))
     assert result.verdict == Verdict.REJECTED
     assert issues(two_steps(observed, concluded))["contradicts_evidence"] == 1
+
+
+FLAG_OFF = "the new_checkout flag is disabled in production"
+FLAG_ON = "the new_checkout flag is enabled in production"
+ABOVE = "search p95 latency is above the 200 ms target"
+BELOW = "search p95 latency is below the 200 ms target"
+
+
+def queried(observed: str, concluded: str) -> TraceDraft:
+    return TraceDraft(
+        task="Is the new checkout rolled out?",
+        steps=(s(A, "queried the flag service"), s(OBS, observed), s(C, concluded)),
+    )
+
+
+@pytest.mark.parametrize(
+    ("observed", "concluded"),
+    [
+        # Trial 22: a clause followed by its consequence or reason was read as one longer claim,
+        # which met nothing in the evidence (score 0.97, accepted).
+        (FLAG_OFF, f"{FLAG_ON}, so the rollout is complete"),
+        (FLAG_OFF, f"{FLAG_ON} so the rollout is complete"),
+        (FLAG_OFF, f"{FLAG_ON}, which means the rollout is complete"),
+        (FLAG_OFF, f"{FLAG_ON} which means that the rollout is complete"),
+        (FLAG_OFF, f"since {FLAG_ON}, the rollout is complete"),
+        (FLAG_OFF, f"Because {FLAG_ON}, the rollout is complete"),
+        (FLAG_OFF, f"As {FLAG_ON}, the rollout is complete"),
+        (FLAG_OFF, f"the rollout is complete, since {FLAG_ON}"),
+        (FLAG_OFF, f"the rollout is complete because {FLAG_ON}"),
+        (FLAG_OFF, f"{FLAG_ON}, therefore the rollout is complete"),
+        (FLAG_OFF, f"{FLAG_ON}, hence the rollout is complete"),
+        (FLAG_OFF, f"{FLAG_ON}; hence the rollout is complete"),
+        (FLAG_OFF, f"{FLAG_ON} and the rollout is complete"),
+        (FLAG_OFF, f"the rollout is complete and {FLAG_ON}"),
+        (ABOVE, f"{BELOW}, so no work is needed"),
+        (
+            "queries per second increased by 20%",
+            "queries per second decreased by 20%, so the cache works",
+        ),
+    ],
+)
+def test_a_clause_joined_to_its_consequence_or_reason_is_compared(
+    observed: str, concluded: str
+) -> None:
+    result = assess(queried(observed, concluded))
+    assert result.verdict == Verdict.REJECTED
+    assert issues(queried(observed, concluded))["contradicts_evidence"] == 2
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        # "and" joining nouns or adjectives keeps the claim whole.
+        ("Redis and Postgres are down", ["Redis and Postgres are down"]),
+        ("the client and the agent are down", ["the client and the agent are down"]),
+        ("the cache is warm and fast", ["the cache is warm and fast"]),
+        (
+            "Redis and Postgres are down and the API is failing",
+            ["Redis and Postgres are down", "the API is failing"],
+        ),
+        # "so" of degree, "because of" and "since" + time are no breaks; a purpose is no claim.
+        ("the build is so slow it is killed", ["the build is so slow it is killed"]),
+        ("the build fails because of the cache", ["the build fails because of the cache"]),
+        ("the API is down since the deploy", ["the API is down since the deploy"]),
+        ("the flag is enabled so that the rollout can start", ["the flag is enabled"]),
+        ("Since the flag is on, the rollout is done", ["the flag is on", "the rollout is done"]),
+    ],
+)
+def test_clauses_break_between_statements_only(sentence: str, expected: list[str]) -> None:
+    assert clauses(sentence) == expected
+
+
+def test_a_noun_and_stays_one_claim() -> None:
+    [claim] = claims("Redis and Postgres are down")
+    assert claim.core == ("redis", "postgr") and claim.negative
+    codes = issues(
+        queried("Redis and Postgres are up", "Redis and Postgres are down, so the API fails")
+    )
+    assert codes["contradicts_evidence"] == 2
+
+
+@pytest.mark.parametrize(
+    ("observed", "concluded"),
+    [
+        (FLAG_OFF, f"{FLAG_OFF}, so the rollout is blocked"),  # agrees, then a consequence
+        (FLAG_OFF, f"{FLAG_OFF} and the rollout is blocked"),
+        ("the rollout is not complete", f"{FLAG_ON} so that the rollout can complete"),
+    ],
+)
+def test_an_agreeing_clause_or_a_purpose_is_no_contradiction(observed: str, concluded: str) -> None:
+    assert "contradicts_evidence" not in issues(queried(observed, concluded))
 
 
 def test_contradicted_cited_evidence_and_produced_only_conclusion() -> None:

@@ -23,8 +23,37 @@ CONDITIONALS: frozenset[str] = frozenset(
 _OBLIGING = frozenset({"need", "needs", "have", "has"})
 
 #: Where a sentence joins two statements, each a claim of its own (`claims`): ", and", ", but",
-#: " but ", ", while", ", whereas", and a colon ("Not the parser: it handles empty input").
-_CLAUSE_BREAK = re.compile(r"(?i),\s*(?:and|but|while|whereas)\s+|\s+but\s+|:\s+")
+#: " but ", ", while", ", whereas", a colon ("Not the parser: it handles empty input"), a
+#: consequence or a reason (", so", ", therefore", ", hence", ", thus", "which means", ",
+#: meaning", ", because", ", since", ", as", " because " but not "because of": trial 22, "the
+#: flag is enabled, so the rollout is complete" hid its first clause in a longer claim).
+#: "so that" opens a purpose, which states no fact: the clause after it is left out.
+_CLAUSE_BREAK = re.compile(
+    r"(?i)(?P<purpose>,?\s*\bso\s+that\s+)"
+    r"|,\s*(?:and|but|while|whereas|so|therefore|hence|thus|because|since|as)\s+"
+    r"|,\s*meaning(?:\s+that)?\s+|,?\s+which\s+means(?:\s+that)?\s+"
+    r"|\s+(?:but|because(?!\s+of\b))\s+|:\s+"
+)
+#: A sentence opening with its reason ("Since the flag is enabled, the rollout is complete"):
+#: the reason runs to the first comma.
+_LEADING_REASON = re.compile(r"(?i)^\s*(?:because|since|as)\s+([^,]+),\s*")
+#: A bare "and" or "so" inside a clause: a break only between two statements (`_joined`).
+_JOINER = re.compile(r"(?i)\s+(and|so)\s+")
+#: Finite verbs a statement holds ("is", "are", "has", "can", ...); with the negated forms
+#: ("isn't", "cannot") they tell "the flag is on and the rollout is done" (two statements) from
+#: "Redis and Postgres are down" (one). A closed list: "the cache works and the queue drains"
+#: stays one claim (a missed split misses a contradiction; a wrong one would invent one).
+_FINITE = frozenset(
+    {"am", "is", "are", "was", "were", "has", "have", "had", "do", "does", "did"}
+    | {"can", "could", "will", "would", "may", "might", "it's", "there's", "that's"}
+    | {w for w in STATEMENT_NEGATIONS if w.endswith(("n't", "nt")) or w == "cannot"}
+)
+#: Words that open a statement's subject: after a bare "so" they tell "..., so the rollout is
+#: complete" (a consequence) from "is so slow" (a degree).
+_SUBJECT_OPENERS = frozenset(
+    {"the", "a", "an", "this", "these", "those", "it", "its", "they", "their", "we", "our"}
+    | {"there", "no", "nothing", "none", "all", "every", "each", "i", "you", "he", "she"}
+)
 #: A reply word opening a sentence ("No, the parser handles it", "Yes: ..."): an answer to
 #: the task, not a negation of what follows (trial 21).
 _REPLY = re.compile(r"(?i)^\s*(?:no|nope|yes|yeah|yep)\s*[,:;.!\u2013\u2014-]+\s*")
@@ -114,13 +143,72 @@ def read_claim(sentence: str) -> Claim | None:
     return Claim(negative=len(cues) % 2 == 1, core=tuple(core), cues=tuple(cues))
 
 
+def _has_verb(clause: str) -> bool:
+    return any(w in _FINITE for w in words(clause))
+
+
+def _joined(clause: str) -> list[str]:
+    """Split a clause at a bare "and" or "so" that joins two statements.
+
+    "and" breaks when the parts on both sides of it (up to the next "and"/"so") hold a finite
+    verb (`_FINITE`): "the flag is enabled and the rollout is complete" is two claims,
+    "Redis and Postgres are down" and "the cache is warm and fast" one. "so" breaks on the
+    same condition when the part after it opens with a subject (`_SUBJECT_OPENERS`): "the flag
+    is enabled so the rollout is complete", not "the build is so slow it is killed".
+    """
+    parts = _JOINER.split(clause)  # [part, joiner, part, joiner, part, ...]
+    out = [parts[0]]
+    for k in range(1, len(parts), 2):
+        left, joiner, right = parts[k - 1], parts[k].casefold(), parts[k + 1]
+        opens = words(right)[:1]
+        breaks = _has_verb(left) and _has_verb(right)
+        if joiner == "so":
+            breaks = breaks and bool(opens) and opens[0] in _SUBJECT_OPENERS
+        if breaks:
+            out.append(right)
+        else:
+            out[-1] = f"{out[-1]} {parts[k]} {right}"
+    return out
+
+
+def clauses(sentence: str) -> list[str]:
+    """Split a sentence into the clauses that each state something of their own.
+
+    Breaks: `_CLAUSE_BREAK` (", and", ", but", ", so", ", therefore", "which means", ",
+    because", " because ", a colon, ...), a leading reason ("Since X, Y": X and Y), and a bare
+    "and"/"so" between two statements (`_joined`). A purpose ("so that X") is left out.
+
+    Args:
+        sentence: one sentence (see `sentences`).
+
+    Returns:
+        The clauses in order, e.g. ``["the flag is enabled", "the rollout is complete"]`` for
+        ``"Since the flag is enabled, the rollout is complete"``.
+    """
+    out: list[str] = []
+    start, purpose = 0, False
+    leading = _LEADING_REASON.match(sentence)
+    if leading is not None:
+        out.extend(_joined(leading.group(1)))
+        start = leading.end()
+    for found in _CLAUSE_BREAK.finditer(sentence, start):
+        if not purpose:
+            out.extend(_joined(sentence[start : found.start()]))
+        start, purpose = found.end(), found.group("purpose") is not None
+    if not purpose:
+        out.extend(_joined(sentence[start:]))
+    return [c for c in out if c.strip()]
+
+
 def claims(text: str) -> list[Claim]:
     """Return the claims of a text, clause by clause (questions and conditions left out).
 
-    A sentence joining two statements (", and", ", but", " but ", ", while", ", whereas", a
-    colon) gives one claim per clause, a reply word opening it ("No, ...") left out: "The build
-    passed, but the cache is disabled." claims both (trial 18: only a sentence's whole was
-    compared). A sentence holding a condition is no claim at all, whichever clause holds it.
+    A sentence joining two statements (", and", ", but", a colon, ", so", "which means",
+    "because", "since", a bare "and" between two statements: `clauses`) gives one claim per
+    clause, a reply word opening it ("No, ...") left out: "The build passed, but the cache is
+    disabled." claims both (trial 18: only a sentence's whole was compared), and so does "The
+    flag is enabled, so the rollout is complete" (trial 22). A sentence holding a condition is
+    no claim at all, whichever clause holds it.
 
     Args:
         text: any text.
@@ -132,7 +220,7 @@ def claims(text: str) -> list[Claim]:
     for sentence in sentences(text):
         if any(w in CONDITIONALS for w in words(sentence)):
             continue
-        for clause in _CLAUSE_BREAK.split(sentence):  # `read_claim` drops a reply word
+        for clause in clauses(sentence):  # `read_claim` drops a reply word
             claim = read_claim(clause)
             if claim is not None:
                 out.append(claim)
