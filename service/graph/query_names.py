@@ -82,6 +82,7 @@ class QueryName(StrEnum):
     REASONING_LIST_DEPENDENTS = "reasoning/list_dependents"
     REASONING_LIST_LINEAGE_TRACES = "reasoning/list_lineage_traces"
     RETRIEVAL_LIST_HITS = "retrieval/list_hits"
+    RETRIEVAL_LIST_REPLACEMENTS = "retrieval/list_replacements"
     RETRIEVAL_NAMESPACE_STATISTICS = "retrieval/namespace_statistics"
     RETRIEVAL_NAMESPACE_TYPED = "retrieval/namespace_typed"
     RETRIEVAL_NAMESPACE_VOCABULARY = "retrieval/namespace_vocabulary"

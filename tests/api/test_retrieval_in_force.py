@@ -97,3 +97,61 @@ def test_mcp_says_a_traces_conclusion_no_longer_holds() -> None:
     }
     assert "its conclusion no longer holds" in render.ranked({"items": [item]}, "recall")
     assert "no longer holds" not in render.ranked({"items": [{**item, "in_force": True}]}, "recall")
+
+
+STORE = """# ADR 3: Session store for the customer portal
+
+## Status
+
+Superseded by ADR 5
+
+## Context
+
+The customer portal keeps login sessions in the heap of each node; a deploy logs every user
+out.
+
+## Decision
+
+The customer portal keeps its sessions in Redis (ElastiCache).
+"""
+
+MOVE = """# ADR 5: Move portal sessions from Redis to Valkey
+
+## Status
+
+Accepted
+
+Supersedes ADR 3
+
+## Context
+
+Redis changed its licence; Valkey is cheaper for the same nodes.
+
+## Decision
+
+Portal sessions move to ElastiCache for Valkey.
+"""
+
+
+def test_the_replacement_ranks_first_when_the_superseded_one_matches_better(
+    tenant: Tenant,
+) -> None:
+    """Trial 22: ADR 3's title is the question almost word for word; at half its score it
+    still ranked above ADR 5, which replaced it."""
+    old = ingest(tenant, STORE, "0003-session-store.md")
+    new = ingest(tenant, MOVE, "0005-move-sessions-to-valkey.md")
+    query = "which session store does the customer portal use"
+    for door in ("recall", "search"):
+        for kinds in (None, ["reasoning"]):
+            items = tenant.post(
+                f"/v1/{door}", json={"query": query, "limit": 10, "kinds": kinds}
+            ).json()["items"]
+            # A trace is an item, or rides with the decision it produced (`reasoning`).
+            stories = [
+                i["memory_id"]
+                if i["kind"] == "reasoning"
+                else (i.get("reasoning") or {}).get("trace_id")
+                for i in items
+            ]
+            traces = [t for t in stories if t in {*new["trace_ids"], *old["trace_ids"]}]
+            assert traces == [*new["trace_ids"], *old["trace_ids"]], (door, kinds)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -63,15 +64,36 @@ class Entry:
         return Entry(self.ranked, self.memory, self.has_reasoning, self.produced, self.in_force)
 
 
-def in_force_first(entries: list[Entry]) -> list[Entry]:
+def in_force_first(
+    entries: list[Entry], replaced_by: Mapping[str, Sequence[str]] | None = None
+) -> list[Entry]:
     """Return entries best first by their own score (`Entry.score`), rejected traces last.
 
     The fused order, but a trace whose conclusion ended (`Entry.ended`) moves down to where
-    its lowered score puts it; the order is otherwise kept (a stable sort).
+    its lowered score puts it, and what replaced it ranks above it: an entry that is, or
+    produced, a memory in `replaced_by` of something the ended trace produced (ADR 5
+    superseding ADR 3) scores at least the ended trace's score and goes first on a tie
+    (trial 22: ADR 3, matching the question word for word, still ranked above ADR 5 at half
+    its score). The order is otherwise kept (a stable sort).
+
+    Args:
+        entries: the candidates read back, in fused order.
+        replaced_by: ended memory id -> the memory ids that replaced it (`replacements`).
+
+    Returns:
+        The entries in their new order (the same objects; scores raised in place).
     """
     if not any(e.ended for e in entries):
         return entries
-    return sorted(entries, key=lambda e: (e.ranked.last, -e.score))
+    for ended in (e for e in entries if e.ended and replaced_by):
+        assert replaced_by is not None
+        successors = {r for p in ended.produced for r in replaced_by.get(p, ())}
+        for e in entries:
+            if not e.ended and (
+                e.memory.memory_id in successors or successors.intersection(e.produced)
+            ):
+                e.score = max(e.score, ended.score)
+    return sorted(entries, key=lambda e: (e.ranked.last, -e.score, e.ended))
 
 
 @lru_cache(maxsize=65536)

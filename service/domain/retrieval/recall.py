@@ -31,7 +31,7 @@ from service.domain.retrieval.models import (
     RetrievalResult,
     Unrecognized,
 )
-from service.domain.retrieval.traces import only_traces, trace_page
+from service.domain.retrieval.traces import only_traces, replacements, trace_page
 from service.domain.text import clean_text
 from service.embeddings import Embedder
 from service.graph.query_names import QueryName
@@ -246,8 +246,9 @@ class RetrievalService:
                         )
                         entries += read_back
                         raced += gone
+                        fresh = [e.fresh() for e in entries]
                         groups = group(
-                            in_force_first([e.fresh() for e in entries]),
+                            in_force_first(fresh, replacements(tx, namespace, fresh)),
                             self.config.duplicate_similarity,
                         )
                         if len(groups) >= query.limit:

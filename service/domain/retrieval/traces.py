@@ -9,6 +9,7 @@ from service.domain.models import Kind
 from service.domain.reasoning import read_traces
 from service.domain.retrieval.grouping import Entry, group, in_force_first
 from service.domain.retrieval.models import Ranked, RetrievalQuery
+from service.graph.query_names import QueryName
 from service.graph.records import MemoryRecord, TraceRecord
 from service.graph.repository import Runner
 
@@ -40,6 +41,30 @@ def in_force(produced: Sequence[MemoryRecord], as_of: datetime) -> bool | None:
         m.system_to is None and m.valid_from <= as_of and (m.valid_to is None or m.valid_to > as_of)
         for m in latest.values()
     )
+
+
+def replacements(runner: Runner, namespace: str, entries: Sequence[Entry]) -> dict[str, list[str]]:
+    """Return what replaced the memories the ended traces among `entries` produced.
+
+    One query (`retrieval/list_replacements`), asked only when a trace ended (rare: a
+    superseded ADR, an invalidated or retracted decision): another memory whose version
+    `SUPERSEDES` a version of the ended one replaced it.
+
+    Args:
+        runner: the read transaction.
+        namespace: the caller's namespace.
+        entries: the candidates read back.
+
+    Returns:
+        ended memory id -> the memory ids that replaced it (ids with none are absent).
+    """
+    ended = list(dict.fromkeys(p for e in entries if e.ended for p in e.produced))
+    if not ended:
+        return {}
+    rows = runner.run(
+        QueryName.RETRIEVAL_LIST_REPLACEMENTS, {"namespace": namespace, "memory_ids": ended}
+    )
+    return {str(r["ended_id"]): [str(m) for m in r["replaced_by"]] for r in rows}
 
 
 def _settled(groups: list[Entry], limit: int, ranked: list[Ranked], start: int) -> bool:
@@ -114,5 +139,6 @@ def trace_page(
                     in_force=in_force(record.produced, as_of or now),
                 )
             )
-        groups = group(in_force_first([e.fresh() for e in entries]), similarity)
+        fresh = [e.fresh() for e in entries]
+        groups = group(in_force_first(fresh, replacements(runner, namespace, fresh)), similarity)
     return groups[:limit], traces
