@@ -104,7 +104,11 @@ def test_aider_old_format_fence_above_the_file_name_is_no_thought() -> None:
         "> Applied edit to src/a.py\n"
     )
     units = parse_document(text, "aider", "h.md").units
-    assert [c for _, c in _steps(units[0])[1:3]] == ["I will fix it:", "edit src/a.py"]
+    assert _steps(units[0])[1:] == [
+        ("action", "edit src/a.py"),
+        ("observation", "Applied edit to src/a.py"),
+        ("conclusion", "I will fix it:"),  # after the edit and its console output (trial 22)
+    ]
 
 
 def test_aider_whole_file_and_udiff_edits_are_actions_not_thoughts() -> None:
@@ -127,8 +131,8 @@ def test_aider_whole_file_and_udiff_edits_are_actions_not_thoughts() -> None:
         ("thought", "And the README:"),
         ("action", "edit docs/README.md"),
         ("action", "edit src/app.py"),
-        ("conclusion", "Run it with:\n\n```bash\npython hello.py\n```"),
         ("observation", "Applied edit to hello.py"),
+        ("conclusion", "Run it with:\n\n```bash\npython hello.py\n```"),
     ]
 
 

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
+from service.domain.ingestion.formats.aider_undo import Commits, undo_follows
 from service.domain.ingestion.formats.common import parse_time, source_stem
 from service.domain.ingestion.formats.session import Session, SessionTrace
-from service.domain.models import IngestUnit
+from service.domain.models import IngestUnit, StepKind
 
 SESSION_START = re.compile(r"^# aider chat started at (.+?)\s*$")
 _CONFIRM = re.compile(r"\(Y\)es/\(N\)o")
@@ -186,6 +187,43 @@ def _reply_steps(lines: list[str]) -> list[tuple[str, str]]:
     return parts
 
 
+def _concluded_after_its_work(unit: IngestUnit) -> IngestUnit:
+    """Return the unit with its conclusion moved after the edits and output that follow it.
+
+    Aider prints what a reply did -- edits applied, the commit, ``/run`` output -- after the
+    whole reply, and a reply's prose comes before its edit blocks: concluded in place (as
+    `SessionTrace.finish` does, right for agents that sum up after their tool results), every
+    Aider trace concluded before the steps its conclusion rests on, and the gate reads only
+    the evidence before a conclusion. The conclusion moves past the action and observation
+    steps right after it, up to the next user message, agent prose or undo (the ``/undo``
+    command, a step that rejects others): no work it rests on. `rejects` indexes follow.
+    """
+    trace = unit.trace
+    steps = list(trace.steps) if trace is not None else []
+    at = next((i for i, s in enumerate(steps) if s.kind == StepKind.CONCLUSION), None)
+    if trace is None or at is None:
+        return unit
+    end = at + 1
+    while (
+        end < len(steps)
+        and steps[end].kind in (StepKind.ACTION, StepKind.OBSERVATION)
+        and not steps[end].rejects
+        and not steps[end].content.startswith(("User: ", "User command: /undo"))
+    ):
+        end += 1
+    if end == at + 1:
+        return unit
+
+    def moved(index: int) -> int:
+        return end - 1 if index == at else index - 1 if at < index < end else index
+
+    order = [*range(at), *range(at + 1, end), at, *range(end, len(steps))]
+    placed = tuple(
+        replace(steps[k], rejects=tuple(moved(r) for r in steps[k].rejects)) for k in order
+    )
+    return replace(unit, trace=replace(trace, steps=placed))
+
+
 def parse(content: str, source_name: str) -> list[IngestUnit]:
     """Parse an Aider chat history into one unit per user request.
 
@@ -208,9 +246,15 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
     whole file's new contents in a code block under its name; a unified diff):
     prose is a ``thought`` step, each edit block an ``action`` step ``edit <file>`` (never its
     code, not even its ``>>>>>>> REPLACE`` line). Text before the first message (a page's
-    introduction, HTML wrappers) is skipped.
+    introduction, HTML wrappers) is skipped. The conclusion (`SessionTrace.finish`) is placed
+    after the edits and console output that follow it (`_concluded_after_its_work`). An
+    ``/undo`` that removed a commit (``Removed: <hash>``) undoes the request whose edits the
+    commit holds (`Commits.console`): its output `REJECTS` those edits and that request produces
+    no decision (``session.undone``); a message right before such an ``/undo`` asks for it and
+    joins the request it undoes, so the message after starts a new request.
     So for each request: ``len(steps) == 1 + follow-ups + command observations + prose parts +
-    edit blocks + non-empty console blocks`` (+1 when the conclusion must be appended).
+    edit blocks + non-empty console blocks + undos of its commits made later`` (+1 when the
+    conclusion must be appended).
 
     Args:
         content: the material, as text (already checked to be non-empty text).
@@ -231,6 +275,7 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
     }
     banner = False  # between a session header and its first message
     echo: str | None = None  # the argument of the last /ask, /code, /architect
+    commits = Commits()
     i = 0
     while i < len(lines):
         line = lines[i]
@@ -262,7 +307,16 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
             elif current is not None and _handed_on(current, text):
                 skipped["repeated_messages"] += 1  # the architect's reply, given to the editor
             elif not text.startswith("/"):
-                session.user(text.lstrip("> ").strip(), started)
+                said = text.lstrip("> ").strip()
+                if (
+                    said
+                    and current is not None
+                    and current.has_agent_work
+                    and undo_follows(lines, i)
+                ):
+                    current.follow_up(said, "amends")  # asks for the /undo below: not a new task
+                else:
+                    session.user(said, started)
             if not command:
                 echo = None
             continue
@@ -276,7 +330,7 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
             if banner:
                 skipped["banner_lines"] += len(kept)
             elif session.current is not None and kept:
-                session.current.console("\n".join(kept))
+                commits.console(session.current, "\n".join(kept))
             continue
         j = _reply_end(lines, i, marks)
         block = [x for x in lines[i:j] if not re.match(r"^\s*</?div\b", x)]
@@ -292,4 +346,5 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
                 current.act(text)
             else:
                 current.think(text)
-    return session.units("aider", f"Aider {source_stem(source_name)}", {"skipped": skipped})
+    units = session.units("aider", f"Aider {source_stem(source_name)}", {"skipped": skipped})
+    return [_concluded_after_its_work(u) for u in units]

@@ -116,6 +116,9 @@ class SessionTrace:
     #: The refused call no later call or user message has answered (its action text, quoted),
     #: or None: while set, `finish` produces no decision.
     unresolved_refusal: str | None = None
+    #: What a later event undid of the trace's work (Aider's ``/undo`` removing its commit), or
+    #: None: while set, `finish` produces no decision.
+    undone: str | None = None
     calls: dict[str, int] = field(default_factory=dict)
     read_only: set[str] = field(default_factory=set)
 
@@ -222,6 +225,15 @@ class SessionTrace:
             self.trimmed += cut
             self._observe(content)
 
+    def undo(self, text: str, rejects: tuple[int, ...], undone: str) -> None:
+        """Add the observation that undid earlier steps (`rejects`): the trace decides nothing."""
+        self.undone = undone
+        self.corrections += 1
+        if text.strip() and self._room():
+            content, cut = trim_observation(text)
+            self.trimmed += cut
+            self._observe(content, rejects)
+
     def follow_up(self, text: str, kind: str) -> None:
         """Add a user follow-up: ``rejects`` links it to the agent's last proposal."""
         content, cut = trim_observation(text)
@@ -245,7 +257,7 @@ class SessionTrace:
         the conclusion's text. A request the agent only answered with chatter, with no tool
         call, concludes with that reply and produces nothing; so does a request whose last
         working tool call was refused (`unresolved_refusal`: "I've created CLAUDE.md" after the
-        write was not permitted is no decision; trial 19).
+        write was not permitted is no decision; trial 19), and one whose work was `undone`.
         """
         steps = list(self.steps)
         rejected = {r for s in steps for r in s.rejects}
@@ -277,7 +289,7 @@ class SessionTrace:
             )
         else:
             return tuple(steps), None
-        if self.unresolved_refusal is not None:
+        if self.unresolved_refusal is not None or self.undone is not None:
             return tuple(steps), None
         produced = ProducedDraft(
             kind=Kind.DECISION, content=truncate(text, MAX_STEP_CHARS), status="active"
@@ -291,7 +303,7 @@ class SessionTrace:
         observation and ``extra["warnings"]`` says ``session.unanswered_request``. A request
         answered only with chatter has a trace that produces nothing, and the warning
         ``session.chatter_reply``; one whose last working call was refused likewise, with
-        ``session.refused_call``.
+        ``session.refused_call``; one whose work was undone, with ``session.undone``.
         """
         steps, produced = self.finish()
         first_line = self.request.strip().splitlines()[0] if self.request.strip() else ""
@@ -301,14 +313,16 @@ class SessionTrace:
             trace = TraceDraft(
                 task=truncate(self.request.strip(), MAX_TASK_CHARS), steps=steps, produced=produced
             )
-            if produced is None:
-                refused = self.unresolved_refusal
+            refused, undone = self.unresolved_refusal, self.undone
+            if produced is None and refused is not None:
                 warnings.append(
                     f"session.refused_call: {refused} was refused and no call worked after it; "
                     "the agent's last words are no decision"
-                    if refused is not None
-                    else "session.chatter_reply"
                 )
+            elif produced is None and undone is not None:
+                warnings.append(f"session.undone: {undone}; the trace decides nothing")
+            elif produced is None:
+                warnings.append("session.chatter_reply")
         else:
             warnings.append("session.unanswered_request")
         return IngestUnit(

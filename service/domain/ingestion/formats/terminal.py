@@ -20,14 +20,32 @@ GEMINI_TOOL = re.compile(r"^([✔✓✗✘x⊘⊷○?-])\s+([A-Z]\w*)\s*(.*)$")
 #: Markers of a tool call the user refused or cancelled.
 _REFUSED = ("No (tell Claude what to do differently)", "Request cancelled")
 _REFUSED_MARKERS = frozenset({"-", "✗", "x", "⊘"})
+#: A console status line (the footer under the prompt), never content, indented or not: Gemini
+#: CLI's context summary (``Using: 1 GEMINI.md file | 2 MCP servers``, ``Using 1 open file``),
+#: its footer (``~/repo (main*)  no sandbox (see /docs)  gemini-2.5-pro (97% context left)``),
+#: an edit-mode indicator (``accepting edits (shift + tab to toggle)``, ``YOLO mode (ctrl + y
+#: to toggle)``, Claude Code's ``⏵⏵ auto-accept edits on (shift+tab to cycle)``). Each
+#: alternative needs the status line's own wording: prose that mentions a sandbox or a context
+#: window mid-sentence, or a sentence opening "Using 2 GEMINI.md files would ...", is no status
+#: line (trial 22: a newer footer, indented by one space, continued the agent's last text and
+#: became part of its decision).
+STATUS = re.compile(
+    r"^\s*(?:Using:? \d+ (?:open files?|[\w.-]+\.md files?|MCP servers?)(?:\s*[|(].*|\s{2,}.*)?"
+    r"|.*\(\d{1,3}% context left\)\s*"
+    r"|.*\((?:shift|ctrl) ?\+ ?\w+ to (?:toggle|cycle)\)\s*"
+    r"|.*\bno sandbox \(see /docs\).*)$"
+)
 
 
 def _element_lines(lines: list[str], i: int) -> tuple[list[str], int]:
-    """Return the indented (or blank) continuation lines from `i`, and the index after them."""
+    """Return the indented (or blank) continuation lines from `i`, and the index after them.
+
+    A status line (`STATUS`) ends them: the console's footer, not the element's text.
+    """
     out: list[str] = []
     while i < len(lines):
         line = lines[i]
-        if line.strip() and not line.startswith((" ", "\t")):
+        if line.strip() and (not line.startswith((" ", "\t")) or STATUS.match(line)):
             break
         if RESULT.match(line) or BOX_TOP.match(line) or line.lstrip().startswith("│"):
             break
