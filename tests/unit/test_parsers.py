@@ -417,9 +417,9 @@ def test_an_adr_numbered_only_by_its_file_name_says_its_number_and_joins_lead_in
     (unit,) = units_of(ADRS / "jabref" / "0037-rag-architecture-implementation.md")
     steps = [o for o in unit.observations if o.startswith("RAG architecture consists of")]
     assert len(steps) == 1, unit.observations  # with the lead-in after it and its list
-    assert "\nHow source data is processed:\n- Indexing:" in steps[0]
+    assert "\nHow source data is processed:\n1. Indexing:" in steps[0]  # numbered as written
     kept = {
-        "apalache/012adr-adopt-adr-template.md": "ADR-012: Adopt an ADR Template",
+        "apalache/012adr-adopt-adr-template.md": "ADR 12: Adopt an ADR Template",  # was ADR-012
         "log4brains/20200926-use-the-adr-number-as-its-unique-id.md": "Use the ADR number",
         "tournesol/2021-12-12_create_an_adl.md": "Architecture Knowledge Management",
     }
@@ -430,7 +430,7 @@ def test_an_adr_numbered_only_by_its_file_name_says_its_number_and_joins_lead_in
 
 def test_adr_without_level_one_title_takes_the_front_matter_title() -> None:
     (unit,) = units_of(ADRS / "backstage" / "adr014-use-fetch.md")
-    assert unit.title == "ADR014: Proper use of HTTP fetching libraries"
+    assert unit.title == "ADR 14: Proper use of HTTP fetching libraries"  # written ADR014
     (unit,) = units_of(ADRS / "backstage" / "adr013-use-node-fetch.md")
     assert "superseded by ADR014" in unit.observations[0]
 

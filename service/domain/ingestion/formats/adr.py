@@ -60,6 +60,10 @@ _Y_CONTEXT = re.compile(r"(?i)\bin the context of\b")
 _Y_DECIDED = re.compile(r"(?i)\bwe (?:have )?(?:decided|chose)\b")
 #: Preamble paragraphs that are navigation or admonition fences, not content.
 _PREAMBLE_NOISE = re.compile(r"(?i)^\s*(?::::.*|(?:table of )?contents:?|\[toc\])\s*$")
+#: The warning for a section with no role (`ROLES`), naming it.
+_UNPLACED = (
+    "adr.unplaced_section: section '{}' has no known role: kept as an observation, not a step"
+)
 #: The last time a `datetime` holds: a record dated then that says it ended cannot end after it.
 _LAST_INSTANT = datetime.max.replace(tzinfo=UTC)
 #: What a record's own status (or a ``[superseded]`` mark in its title) says when its decision no
@@ -158,28 +162,30 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
     Akerman, Tendermint-style changelog templates, YAML front matter, metadata tables)
 
     Sections are placed by the role of their heading at any level (`ROLES`: status, changelog,
-    summary, context, drivers, options, arguments, decision, design, consequences, links; an unnamed
-    subsection takes its parent's role). One unit per file, ``name`` = file stem, ``title`` = the
-    first ``#`` heading, else front matter ``title``, else the stem. The record's own ADR key
-    (``extra["adr_key"]``, the decision's ``adr_name``) is the stem's `adr_key`; a stem without a
-    number (``use-postgres``) takes the number its title starts with (``ADR 7: ...``, ``7. ...``:
-    `title_number`), if any. Steps in order: one ``observation`` per preamble paragraph that is not
-    metadata or navigation (e.g. a ``:::note Superseded`` admonition's text), per block of the
-    summary and context sections; one ``observation`` per drivers section
-    (``"<heading>: item; item"``); one ``thought`` (status ``hypothesis``) per option (list items of
-    the options sections that are not bare links, or ``(1) ...`` paragraphs), or one ``thought``
-    with the options text when it lists none; then, when the decision names options (quoted names,
-    or an option's name contained in it, its first and last words present): a ``thought`` confirming
-    each chosen option with ``Good``/``Pro`` arguments, a ``thought`` rejecting each other option
-    with ``Bad``/``Con`` arguments (``rejects``), and one ``thought`` rejecting together the others
-    (the decision's ``because`` clause, else the decision); when no option was named but the section
-    is an *alternatives* one, that last ``thought`` rejects all of them. Then one ``thought`` per
-    arguments section not matched to an option, per design section and per consequences section
-    (``"<heading>: text"``, trimmed to `MAX_STEP_CHARS`), and last the ``conclusion``: the decision
-    sections' own text -- or, with no decision section, the sentence where the summary or context
-    says "we decided for / we will ..." (a Y-statement; also a Y-statement paragraph, "In the
-    context of ... we decided for ...", before the first section). The produced ``decision`` is
-    ``"<title>: <decision>"`` with status ``active``.
+    summary, context, drivers, options, arguments, decision, design, consequences, rejection, links;
+    an unnamed subsection takes its parent's role). One unit per file, ``name`` = file stem,
+    ``title`` = the first ``#`` heading (in an arc42 chapter its ``ADR n`` heading:
+    `read_document`), else front matter ``title``, else the stem, written ``ADR n: ...`` when
+    numbered (`numbered_title`). The record's own ADR key (``extra["adr_key"]``, the decision's
+    ``adr_name``) is the stem's `adr_key`; a stem without a number (``use-postgres``) takes the
+    number its title starts with (``ADR 7: ...``, ``7. ...``: `title_number`), if any. Steps in
+    order: one ``observation`` per preamble paragraph that is not metadata or navigation (e.g. a
+    ``:::note Superseded`` admonition's text), per block of the summary and context sections; one
+    ``observation`` per drivers section (``"<heading>: item; item"``); one ``thought`` (status
+    ``hypothesis``) per option (list items of the options sections that are not bare links, or ``(1)
+    ...`` paragraphs), or one ``thought`` with the options text when it lists none; then, when the
+    decision names options (quoted names, or an option's name contained in it, its first and last
+    words present): a ``thought`` confirming each chosen option with ``Good``/``Pro`` arguments, a
+    ``thought`` rejecting each other option with ``Bad``/``Con`` arguments (``rejects``), and one
+    ``thought`` rejecting together the others (the decision's ``because`` clause, else the
+    decision); when no option was named but the section is an *alternatives* one, that last
+    ``thought`` rejects all of them. Then one ``thought`` per arguments section not matched to an
+    option, per design section, per consequences section and per rejection section (``Rationale for
+    rejection``: the last thought) (``"<heading>: text"``, trimmed to `MAX_STEP_CHARS`), and last
+    the ``conclusion``: the decision sections' own text -- or, with no decision section, the
+    sentence where the summary or context says "we decided for / we will ..." (a Y-statement; also a
+    Y-statement paragraph, "In the context of ... we decided for ...", before the first section).
+    The produced ``decision`` is ``"<title>: <decision>"`` with status ``active``.
 
     Metadata comes from front matter, ``Key: value`` lines or list items before the first section
     (each line its own key, also on consecutive lines, and so is a relation line such as
@@ -202,7 +208,8 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
     whose own status or title says it is superseded, deprecated or rejected (`lifecycle`) has that
     word in ``extra["lifecycle"]`` (None while in force): its decision is written closed in valid
     time (`service.domain.ingestion.supersession`). Sections with no role and some text are
-    *unplaced*: kept as observations (not steps) and listed in ``extra["unplaced_sections"]``;
+    *unplaced*: kept as observations (not steps), listed in ``extra["unplaced_sections"]`` and
+    each named by a warning ``adr.unplaced_section: section '<heading>' has no known role ...``;
     tables of contents are listed in ``extra["skipped_sections"]``.
 
     Args:
@@ -346,7 +353,9 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
                 f"Rejected {names}: the decision chose {picked} because {why}",
                 tuple(option_steps[i] for i in unexplained),
             )
-    for section in [*other_arguments, *doc.of("design"), *doc.of("consequences")]:
+    # Why a record was rejected comes last: the reason its conclusion never held.
+    ended_by = doc.of("rejection")
+    for section in [*other_arguments, *doc.of("design"), *doc.of("consequences"), *ended_by]:
         if section.text:
             think(f"{section.title}: {section.text}")
     trimmed += len(decision_text) > MAX_STEP_CHARS
@@ -386,7 +395,7 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
                 "skipped_sections": [s.title for s in doc.of("skip")],
                 "trimmed": trimmed,
                 "warnings": [
-                    *(["adr.unplaced_section"] if unplaced else []),
+                    *(_UNPLACED.format(s.title) for s in unplaced),
                     *([date_warning] if date_warning else []),
                 ],
             },

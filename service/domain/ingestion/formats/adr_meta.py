@@ -40,6 +40,13 @@ _TITLE_NUMBER = re.compile(
     r"(?i)^[\s\[(]*(?:(?:adr|rfc)[\s_#-]*0*(\d+)(?!\w)"
     r"|(?:decision\s+(?:record\s+)?)?#?0*(\d+)(?:[.:)]|\s+[-\u2013\u2014])\s)"
 )
+#: A title opening with its number, and the rest: ``ADR-006: ...``, ``ADR 7 - ...``, ``ADR014
+#: ...``, ``7. ...``, ``0007 - ...`` (`numbered_title` writes them ``ADR n: ...``).
+_LEADING_NUMBER = re.compile(
+    r"(?i)^\s*(?:adr[\s_#-]*0*(\d+)(?:\s*[.:)]|\s+[-\u2013\u2014])?"
+    r"|0*(\d+)(?:[.:)]|\s+[-\u2013\u2014]))\s+(\S.*)$",
+    re.DOTALL,
+)
 _LONGEST_QUOTED = 80
 #: A date in front of a file stem (`2021-12-12_create_an_adl`): no record number.
 _STEM_DATE = re.compile(ISO_DATE)
@@ -257,13 +264,15 @@ def adr_date(
 
 
 def numbered_title(title: str, stem: str, own: str) -> str:
-    """Return the title with the record's number in front when only its file name carries it.
+    """Return the title as ``ADR n: ...``, the record's number in front.
 
     `0045-use-input-flag.md` titled "Use `--input` Flag ..." becomes "ADR 45: Use `--input`
     Flag ...", so "ADR 45" finds it as "ADR 109" finds "ADR 109: Reduce ..." (trial 17: "why
-    was ADR 45 superseded" missed it). A number of more than four digits or a date in front
-    of the stem (`20200926-...`, `2021-12-12_...`) is no record number; a title already
-    holding the number is kept.
+    was ADR 45 superseded" missed it). A title opening with the record's number in another
+    form is written the same way (trial 22): ``ADR-006: Use Kafka`` and ``6. Use Kafka``
+    become ``ADR 6: Use Kafka``. A number of more than four digits or a date in front of the
+    stem (`20200926-...`, `2021-12-12_...`) is no record number; a title holding the number
+    elsewhere (``Partly Undo ADR 109``) or opening with another number is kept.
 
     Args:
         title: the record's title.
@@ -275,6 +284,9 @@ def numbered_title(title: str, stem: str, own: str) -> str:
     """
     if not own.isdigit() or len(own) > 4 or _STEM_DATE.match(stem):
         return title
+    lead = _LEADING_NUMBER.match(title)
+    if lead is not None and (lead.group(1) or lead.group(2)) == own:
+        return f"ADR {own}: {lead.group(3)}"
     if re.search(rf"(?<!\d)0*{own}(?!\d)", title):
         return title
     return f"ADR {own}: {title}"

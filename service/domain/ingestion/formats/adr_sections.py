@@ -9,154 +9,13 @@ from typing import Any
 
 import yaml
 
+from service.domain.ingestion.formats.adr_roles import role_of
 from service.domain.ingestion.formats.adr_tables import is_meta_key, table_pairs, table_rows
+from service.domain.ingestion.formats.adr_title import record_heading
 from service.domain.ingestion.formats.asciidoc import as_markdown, is_asciidoc
 from service.domain.ingestion.formats.common import FormatError, as_text
 from service.domain.ingestion.formats.markdown import Block, parse_blocks
 
-#: Section roles by normalised heading (lower case, numbering, trailing ``:`` and a trailing
-#: ``(...)`` removed). A heading not listed takes its parent section's role; a section with no
-#: role and some text is *unplaced* (reported, and kept as an observation).
-ROLES: dict[str, frozenset[str]] = {
-    "status": frozenset({"status", "state", "decision status", "status history"}),
-    "changelog": frozenset({"changelog", "change log", "history", "revision history", "revisions"}),
-    "summary": frozenset({"summary", "overview", "abstract", "tl;dr", "tldr"}),
-    "context": frozenset(
-        {
-            "context",
-            "context and problem statement",
-            "problem statement",
-            "problem",
-            "context and problem",
-            "issue",
-            "background",
-            "motivation",
-            "why",
-            "the problem",
-            "problem description",
-            "situation",
-            "technical story",
-        }
-    ),
-    "drivers": frozenset(
-        {
-            "decision drivers",
-            "drivers",
-            "forces",
-            "goals",
-            "non-goals",
-            "goals and non-goals",
-            "requirements",
-            "constraints",
-            "assumptions",
-            "decision criteria",
-            "criteria",
-            "quality attributes",
-            "concerns",
-        }
-    ),
-    "options": frozenset(
-        {
-            "considered options",
-            "options",
-            "options considered",
-            "alternatives",
-            "alternatives considered",
-            "alternative approaches",
-            "alternative solutions",
-            "positions",
-            "approaches",
-            "possible solutions",
-            "considered alternatives",
-            "other options",
-            "alternative options",
-        }
-    ),
-    "arguments": frozenset(
-        {
-            "pros and cons of the options",
-            "pros and cons",
-            "arguments",
-            "evaluation",
-            "comparison",
-            "trade-offs",
-            "tradeoffs",
-            "analysis",
-            "argument",
-        }
-    ),
-    "decision": frozenset(
-        {
-            "decision outcome",
-            "decision",
-            "solution",
-            "proposal",
-            "proposed solution",
-            "resolution",
-            "outcome",
-            "chosen option",
-            "the decision",
-            "decision made",
-            "recommendation",
-            "proposed decision",
-            "decisions",
-            "what",
-        }
-    ),
-    "design": frozenset(
-        {
-            "detailed design",
-            "design",
-            "how",
-            "implementation",
-            "implementation plan",
-            "technical details",
-            "specification",
-            "plan",
-            "rollout",
-            "migration",
-        }
-    ),
-    "consequences": frozenset(
-        {
-            "consequences",
-            "implications",
-            "positive consequences",
-            "negative consequences",
-            "neutral consequences",
-            "positive",
-            "negative",
-            "neutral",
-            "results",
-            "impact",
-            "risks",
-            "confirmation",
-            "retrospection",
-            "consequences and risks",
-        }
-    ),
-    "links": frozenset(
-        {
-            "links",
-            "related",
-            "related decisions",
-            "references",
-            "see also",
-            "related adrs",
-            "related requirements",
-            "related artifacts",
-            "related principles",
-            "more information",
-            "further reading",
-            "notes",
-            "related documents",
-        }
-    ),
-    "skip": frozenset({"table of contents", "contents", "toc"}),
-}
-_ROLE_OF = {name: role for role, names in ROLES.items() for name in names}
-_NUMBERING = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[ivx]+\.|[a-z]\))\s+")
-_PAREN = re.compile(r"\s*\([^)]*\)\s*$")
 #: Relation clauses: (kind, pattern); the ADR references follow the phrase. Any run of white
 #: space may part a phrase's words (``superseded  by``, ``superseded\tby``); case is ignored.
 RELATIONS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -180,18 +39,6 @@ _LINE_MARKS = re.compile(r"^[\s*_>+-]*")
 BODY_AMENDS = re.compile(
     r"(?i)\b(?:following|builds? on|building on|extends|amends|refines|based on)\s+\[?(ADR[- _]?\d+)"
 )
-
-
-def heading_name(text: str) -> str:
-    """Return a heading normalised for role lookup (lower case, no numbering or ``(...)``)."""
-    name = " ".join(text.lower().strip().rstrip(":").split())
-    name = _NUMBERING.sub("", name)
-    return _PAREN.sub("", name).strip()
-
-
-def role_of(title: str) -> str | None:
-    """Return the role of a heading (`ROLES`), or None when it names none."""
-    return _ROLE_OF.get(heading_name(title))
 
 
 @dataclass
@@ -278,6 +125,10 @@ def split_front_matter(content: str) -> tuple[dict[str, Any], str]:
 def read_document(content: str) -> Document:
     """Read an ADR: the first level-1 heading is its title (else front matter ``title``).
 
+    A title naming no ``ADR n`` gives way to the one heading that opens with one
+    (`record_heading`: an arc42 chapter ``# 9. Architecture Decisions`` holding ``## 9.4 ADR-4:
+    ...``); that section's blocks join the preamble.
+
     An AsciiDoc record (`is_asciidoc`: ``= Title``, ``== Context``) is read as the Markdown it
     corresponds to (`as_markdown`): ``=`` titles are headings of the same level.
 
@@ -310,6 +161,11 @@ def read_document(content: str) -> Document:
         else:
             preamble.append(block)
     title = title or as_text(meta.get("title")).strip()
+    record = record_heading(title, [(s.title, s.own_role) for s in sections])
+    if record is not None:  # an arc42 chapter: its "ADR n" heading titles it, its text leads
+        title, index = record
+        preamble += sections[index].blocks
+        sections[index].blocks = []
     return Document(meta, title, preamble, sections)
 
 

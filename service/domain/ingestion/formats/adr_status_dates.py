@@ -69,7 +69,8 @@ def split_status_date(line: str) -> StatusDate | None:
     ``Accepted on 2023-01-05``, ``Accepted (2023-01-05)``, ``Accepted - 2023-01-05`` (or an en
     or em dash), ``Accepted, 2023-01-05``, ``Accepted 2023-01-05``, ``2023-01-05: Accepted``,
     ``2023-01-05 - Accepted``, ``2023-01-05 Accepted``; states are separated by ``,`` or ``;``
-    (``Proposed 2022-12-01, accepted 2023-01-05``), and the last one is the current status. A
+    (``Proposed 2022-12-01, accepted 2023-01-05``), and the last one is the current status; a
+    full stop ending the line is left out (``Accepted, 2023-09-02.``). A
     line with anything else -- an undated state, a date in prose (``5 January 2023``), a
     reference (``Accepted (#1484)``), a relation (``Superseded by ADR-12 on 2023-01-05``) -- is
     None: the status stays as written.
@@ -80,7 +81,7 @@ def split_status_date(line: str) -> StatusDate | None:
     Returns:
         The current state's words and date and the earlier states' text; or None.
     """
-    pieces = _pieces(line.strip())
+    pieces = _pieces(line.strip().removesuffix(".").rstrip())  # a sentence's full stop
     states = [state for piece in pieces if (state := _STATE.fullmatch(piece))]
     if len(states) != len(pieces):
         return None

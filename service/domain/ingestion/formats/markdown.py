@@ -21,7 +21,8 @@ class Block:
 
     Attributes:
         kind: ``heading``, ``paragraph``, ``list``, ``table``, ``code``, ``html``, ``blockquote``...
-        text: its plain text (list items as ``- item`` lines, table rows as ``a | b``); a
+        text: its plain text (list items as ``- item`` lines, an ordered list's numbered as
+            written, ``1. item``; table rows as ``a | b``); a
             paragraph's lines are joined by spaces where the source only wrapped them (soft
             line breaks), as Markdown renders them.
         items: a list's items (empty for other kinds).
@@ -71,6 +72,18 @@ def _list_items(tokens: Sequence[Token], level: int) -> tuple[str, ...]:
     return tuple(item for item in items if item)
 
 
+def _list_text(token: Token, items: Sequence[str]) -> str:
+    """Return a list's text: ``- item`` lines, or numbered from its start (``3. item``).
+
+    An ordered list keeps its numbers: a decision's steps 1-3 stay steps, not bullets.
+    """
+    if token.type != "ordered_list_open":
+        return "\n".join(f"- {x}" for x in items)
+    start = token.attrGet("start")
+    first = start if isinstance(start, int) else 1
+    return "\n".join(f"{first + i}{token.markup or '.'} {x}" for i, x in enumerate(items))
+
+
 def parse_blocks(markdown: str) -> list[Block]:
     """Return the top-level blocks of a Markdown text, in order.
 
@@ -97,7 +110,7 @@ def parse_blocks(markdown: str) -> list[Block]:
                 blocks.append(Block("heading", _inner_text(inner), level=int(token.tag[1:])))
             elif token.type in ("bullet_list_open", "ordered_list_open"):
                 items = _list_items(inner, token.level + 1)
-                blocks.append(Block("list", "\n".join(f"- {x}" for x in items), items))
+                blocks.append(Block("list", _list_text(token, items), items))
             elif token.type == "table_open":
                 rows: list[str] = []
                 cells: list[str] = []
