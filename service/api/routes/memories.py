@@ -160,7 +160,7 @@ def create_memories(
 
 
 #: The 200 of a memory read or write: its version as an entity tag, for `If-Match`.
-ETAG_HEADER = {
+ETAG_HEADER: dict[int | str, dict[str, Any]] = {
     200: {
         "description": "The memory version.",
         "headers": {
