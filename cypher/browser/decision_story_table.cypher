@@ -15,12 +15,20 @@ CALL (s) {
   OPTIONAL MATCH (r:ReasoningStep)-[:REJECTS]->(s)
   RETURN min(r.index) AS rejected_by
 }
+// Each cited version and how its memory stands now (its last version): retracted, invalidated
+// (closed in valid time), replaced by a later version, or still valid.
 CALL (s) {
   OPTIONAL MATCH (s)-[:CITES]->(e:Memory)
-  WITH e ORDER BY e.memory_id, e.version
+  OPTIONAL CALL (e) {
+    MATCH (l:Memory {namespace: e.namespace, memory_id: e.memory_id})
+    RETURN l AS last ORDER BY l.version DESC LIMIT 1
+  }
+  WITH e, last ORDER BY e.memory_id, e.version
   RETURN collect(e.kind + ' v' + e.version + CASE
-    WHEN e.system_to IS NOT NULL THEN ' (no longer valid: replaced or retracted ' + toString(e.system_to) + ')'
-    WHEN e.valid_to IS NOT NULL AND e.valid_to <= datetime() THEN ' (no longer valid: invalidated ' + toString(e.valid_to) + ')'
+    WHEN last.retracted_reason IS NOT NULL THEN ' (no longer valid: retracted ' + toString(last.system_to) + ')'
+    WHEN last.valid_to IS NOT NULL AND last.valid_to <= datetime() THEN ' (no longer valid: invalidated ' + toString(last.valid_to) + ')'
+    WHEN last.version > e.version THEN ' (replaced by v' + last.version + ' ' + toString(e.system_to) + ')'
+    WHEN e.system_to IS NOT NULL THEN ' (no longer valid: closed ' + toString(e.system_to) + ')'
     ELSE ' (still valid)' END + ': ' + left(e.content, 80)) AS cites
 }
 CALL (d) {

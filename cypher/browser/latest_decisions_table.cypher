@@ -1,11 +1,11 @@
-// The latest decisions as a table: current version, status, confidence, who changed it last, and each trace behind it (origin, task, conclusion).
+// The latest decisions in force as a table (current versions valid now: a superseded, rejected or invalidated decision is no longer listed), newest first: version, status, confidence, who changed it last, and each trace behind it (origin, task, conclusion).
 // mode: read
 // returns: many
 // :params {namespace: 'default', limit: 10}
 // :param namespace => 'default'
 // :param limit => 10
 MATCH (d:Decision {namespace: $namespace})
-WHERE d.system_to IS NULL
+WHERE d.system_to IS NULL AND d.valid_from <= datetime() AND (d.valid_to IS NULL OR d.valid_to > datetime())
 WITH d ORDER BY d.system_from DESC LIMIT toInteger($limit)
 CALL (d) {
   OPTIONAL MATCH (t:ReasoningTrace)-[:PRODUCED]->(v:Decision {namespace: d.namespace, memory_id: d.memory_id})
