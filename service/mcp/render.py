@@ -6,6 +6,7 @@ quality issue's `step`, a trace's stored text), so the numbers a text shows are 
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from service.errors import echo_ids
@@ -80,6 +81,14 @@ def _grouped(item: Json) -> list[str]:
 
 def _when(value: Any) -> str:
     return str(value) if value else "now"
+
+
+def _past(iso: str) -> bool:
+    """Whether an ISO-8601 time with an offset (REST's form) is before now."""
+    try:
+        return datetime.fromisoformat(iso) <= datetime.now(UTC)
+    except ValueError:
+        return False
 
 
 def _provenance(m: Json) -> list[str]:
@@ -315,6 +324,10 @@ def challenge(answer: Json) -> str:
     """Render a challenge: the lineage, then the steps whose cited evidence has changed."""
     revisit = list(answer.get("revisit") or [])
     lines = [lineage(answer)]
+    memory = answer.get("memory") or {}
+    ended = memory.get("valid_to")
+    if memory.get("kind") == "decision" and ended and _past(str(ended)):
+        lines.append(f"This decision no longer holds (valid to {ended}): not marked challenged.")
     if not revisit:
         lines.append("Nothing to revisit: all cited evidence still holds.")
     else:

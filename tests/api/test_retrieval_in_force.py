@@ -155,3 +155,21 @@ def test_the_replacement_ranks_first_when_the_superseded_one_matches_better(
             ]
             traces = [t for t in stories if t in {*new["trace_ids"], *old["trace_ids"]}]
             assert traces == [*new["trace_ids"], *old["trace_ids"]], (door, kinds)
+
+
+def test_a_decision_no_longer_in_force_is_not_marked_challenged(tenant: Tenant) -> None:
+    """Trial 22: challenging the superseded ADR 3 wrote a `challenged` v4 ending in the past."""
+    for text, name in ((STORE, "0003-session-store.md"), (MOVE, "0005-move.md")):
+        r = tenant.post("/v1/ingest", json={"format": "adr", "content": text, "source_name": name})
+        assert r.status_code == 201, r.text
+    found = tenant.post(
+        "/v1/search",
+        json={"query": "sessions in Redis", "kinds": ["decision"], "include_superseded": True},
+    ).json()["items"]
+    old = next(i for i in found if i["content"].startswith("ADR 3:"))
+    before = tenant.get(f"/v1/memories/{old['memory_id']}/history").json()
+    r = tenant.post(f"/v1/memories/{old['memory_id']}/challenge", json={"reason": "cost doubled"})
+    assert r.status_code == 200, r.text
+    assert r.json()["memory"]["status"] != "challenged"
+    assert r.json()["memory"]["valid_to"] is not None
+    assert tenant.get(f"/v1/memories/{old['memory_id']}/history").json() == before

@@ -195,3 +195,13 @@ def test_precedents_and_a_single_memory_keep_later_lines_indented() -> None:
     assert lines[1].startswith("1. [decision] Wait")
     assert not [line for line in lines[2:] if not line.startswith(" ")], text
     assert render.record(decision).startswith("[decision] Wait\n  for teardown (id d1")
+
+
+def test_a_challenge_of_a_decision_no_longer_in_force_says_so() -> None:
+    """Trial 22: a superseded ADR's challenge gave no hint that the decision had ended."""
+    memory = {"kind": "decision", "memory_id": "d1", "version": 2, "content": "Use Redis"}
+    ended = {"memory": {**memory, "valid_to": "2024-11-20T00:00:00+00:00"}, "traces": []}
+    assert "This decision no longer holds (valid to 2024-11-20" in render.challenge(ended)
+    later = {"memory": {**memory, "valid_to": "2999-01-01T00:00:00+00:00"}, "traces": []}
+    assert "no longer holds" not in render.challenge(later)
+    assert "no longer holds" not in render.challenge({"memory": memory, "traces": []})

@@ -186,7 +186,11 @@ class TraceReader:
 
         A decision also becomes `challenged` (a new version, `last_modified_by` the challenger),
         once: a decision already challenged, also by a challenge racing this one, gets no new
-        version (`MemoryVersions.write_racing` runs the write again after a lost race).
+        version (`MemoryVersions.write_racing` runs the write again after a lost race). A
+        decision no longer in force (closed in valid time: superseded, rejected, invalidated)
+        is not marked either: there is nothing in force to revisit, and its answer says until
+        when it held (`memory.valid_to`; trial 22 challenged a superseded ADR into a new
+        `challenged` version ending in 2024).
 
         Raises:
             MemoryNotFound: no current version of the memory.
@@ -194,8 +198,13 @@ class TraceReader:
         """
         reason = clean_text(reason, field="reason", max_chars=MAX_REASON_CHARS)
         lineage = self.lineage(writer.namespace, memory_id)  # a retracted memory: its 404
-        if lineage.memory.kind == Kind.DECISION and lineage.memory.status != "challenged":
-            now = utcnow()
+        now = utcnow()
+        ended = lineage.memory.valid_to is not None and lineage.memory.valid_to <= now
+        if (
+            lineage.memory.kind == Kind.DECISION
+            and lineage.memory.status != "challenged"
+            and not ended
+        ):
 
             def work(tx: Tx) -> MemoryRecord:
                 current = self.memories.current_in(tx, writer.namespace, memory_id)
