@@ -84,17 +84,24 @@ def make_concludes_rejected(draft: TraceDraft) -> TraceDraft:
         draft: the original trace.
 
     Returns:
-        With a rejected hypothesis in the trace (status ``rejected`` or listed in a step's
-        ``rejects``; the first one with text), the conclusion step and the produced content
-        replaced by that hypothesis' text. Otherwise the trace with a ``hypothesis`` step
-        stating its conclusion (or produced content) and a step rejecting it inserted before the
-        conclusion, which then restates it.
+        With a rejected hypothesis in the trace (status ``rejected`` or listed in the
+        ``rejects`` of a step other than the conclusion, whose own rejections the variant drops;
+        the first one with text), the conclusion step and the produced content replaced by that
+        hypothesis' text. Otherwise the trace with a ``hypothesis`` step stating its conclusion
+        (or produced content) and a step rejecting it inserted before the conclusion, which then
+        restates it.
     """
     steps = draft.steps
     conclusion = conclusion_index(steps)
     rejected = sorted(
         {i for i, s in enumerate(steps) if s.status == StepStatus.REJECTED}
-        | {r for s in steps for r in s.rejects if 0 <= r < len(steps)}
+        | {
+            r
+            for k, s in enumerate(steps)
+            if k != conclusion
+            for r in s.rejects
+            if 0 <= r < len(steps)
+        }
     )
     rejected = [i for i in rejected if steps[i].content.strip()]
     produced = draft.produced

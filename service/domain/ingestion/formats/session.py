@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -14,12 +14,14 @@ from service.domain.ingestion.formats.common import (
     obs,
     truncate,
 )
+from service.domain.ingestion.formats.retraction import retracted_step
 from service.domain.models import (
     IngestUnit,
     Kind,
     ProducedDraft,
     StepDraft,
     StepKind,
+    StepStatus,
     TraceDraft,
 )
 
@@ -152,13 +154,24 @@ class SessionTrace:
         return self.last_prose is not None or self.last_action is not None
 
     def think(self, text: str) -> None:
-        """Add visible reasoning or agent prose (a ``thought``; the last one may conclude)."""
+        """Add visible reasoning or agent prose (a ``thought``; the last one may conclude).
+
+        A thought that takes back an earlier guess of the agent ("I was wrong about the
+        renderer", "floats are not the cause"; `retracted_step`) `REJECTS` that thought, which
+        becomes a ``hypothesis``.
+        """
         text = text.strip()
         if not text or not self._room():
             return
         if len(text) > MAX_STEP_CHARS:
             self.trimmed += 1
-        self.steps.append(StepDraft(kind=StepKind.THOUGHT, content=truncate(text, MAX_STEP_CHARS)))
+        content = truncate(text, MAX_STEP_CHARS)
+        rejected = {r for s in self.steps for r in s.rejects}
+        retracted = retracted_step(self.steps, content, rejected)
+        if retracted is not None:
+            self.steps[retracted] = replace(self.steps[retracted], status=StepStatus.HYPOTHESIS)
+        rejects = (retracted,) if retracted is not None else ()
+        self.steps.append(StepDraft(kind=StepKind.THOUGHT, content=content, rejects=rejects))
         self.last_prose = len(self.steps) - 1
 
     def act(
@@ -274,11 +287,11 @@ class SessionTrace:
                 None,
             )
             if last is None and self.last_action is None:
-                steps[reply] = StepDraft(kind=StepKind.CONCLUSION, content=steps[reply].content)
+                steps[reply] = replace(steps[reply], kind=StepKind.CONCLUSION)
                 return tuple(steps), None
         if last is not None and last not in rejected:
             text = steps[last].content
-            steps[last] = StepDraft(kind=StepKind.CONCLUSION, content=text)
+            steps[last] = replace(steps[last], kind=StepKind.CONCLUSION)
         elif self.last_action is not None:
             text = f"Last action: {steps[self.last_action].content}"
             steps.append(StepDraft(kind=StepKind.CONCLUSION, content=text))

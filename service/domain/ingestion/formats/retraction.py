@@ -1,0 +1,172 @@
+"""An agent taking back its own earlier guess: which earlier thought a later thought retracts."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Sequence
+
+from service.domain.models import StepDraft, StepKind
+from service.domain.text import NOT_TERM, terms, topic_terms
+
+#: Words that voice a guess or a plan not yet checked ("I suspect", "**Suspecting float
+#: arithmetic**", "maybe", "it's possible", "I think we should"): only a sentence holding one
+#: can be retracted (an observed fact or a plain statement is never turned into a hypothesis).
+SUSPICION = re.compile(
+    r"(?i)\b(?:suspect(?:s|ed|ing)?|maybe|perhaps|possibl[ey]|probably|likely|might|may be"
+    r"|could be|i think|i guess|my guess|hypothes[ie]s|seems? (?:like|to be))\b"
+)
+
+#: "I was wrong about X", "I was mistaken about X": X follows.
+_WRONG_ABOUT = re.compile(r"(?i)\bI(?: was| am|'m) (?:wrong|mistaken) about (?P<subject>.+)$")
+#: "I was wrong", "that's not it", "scratch that": no subject; the thought just before is meant.
+_BARE = re.compile(
+    r"(?i)(?:\bI was (?:wrong|mistaken)\b|\bthat(?:'s| is| was|'s just) not it\b"
+    r"|\bthat wasn't it\b|\bscratch that\b)"
+)
+#: "X is not the cause", "X isn't the culprit", "X was not the bottleneck": X comes before.
+_NOT_THE_CAUSE = re.compile(
+    r"(?i)\b(?:is|are|was|were)(?: not|n't)(?: actually| really| clearly)? (?:the|a) "
+    r"(?:cause|culprit|problem|issue|bottleneck|reason|root cause)\b"
+)
+#: "ruled out X", "this rules out X", "X is ruled out" (never "let me rule out X": a plan).
+_RULED_OUT = re.compile(r"(?i)\b(?:ruled|rules) out\b")
+#: "Actually, X isn't ...", "Wait, actually X does not ...": "actually" opening the sentence,
+#: X (one clause) between it and a negated verb.
+_ACTUALLY = re.compile(
+    r"(?i)^(?:\W*(?:wait|hmm+|oh|no|ok(?:ay)?|but)\b\W*)*actually,? (?P<subject>[^,;.!?]{1,80}?) "
+    r"(?:is not|isn't|are not|aren't|was not|wasn't|were not|weren't|does not|doesn't|do not"
+    r"|don't|did not|didn't|won't|will not)\b"
+)
+#: A clause in which a retraction is only supposed ("if floats are not the cause", "whether
+#: ..., "unless ...").
+_CONDITIONAL = re.compile(r"(?i)\b(?:if|whether|unless|in case|suppose)\b")
+#: Doubt right before "ruled out": "not ruled out", "hasn't been ruled out", "can't be ...".
+_DOUBTED = re.compile(r"(?i)(?:\bnot|n't|\bnever|\byet)(?: been| be| yet)?\s*$")
+_SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
+_CLAUSE_END = re.compile(r"(?i)[.,;:!?()\u2014]|\s(?:so|and|but|because|since|then|thus|while)\s")
+
+#: Fewest topic terms a bare retraction ("that's not it") shares with the thought before it.
+MIN_BARE_SHARED_TERMS = 2
+
+
+def _sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCES.split(text) if s.strip()]
+
+
+def _clause_after(text: str) -> str:
+    end = _CLAUSE_END.search(text)
+    return text[: end.start()] if end else text
+
+
+def _clause_before(text: str) -> str:
+    ends = list(_CLAUSE_END.finditer(text))
+    return text[ends[-1].end() :] if ends else text
+
+
+def retracted_subjects(text: str) -> list[str | None]:
+    """Return what a thought says the agent was wrong about, one entry per retraction.
+
+    A sentence that is a question, or whose retraction stands in a condition ("if X is not
+    the cause"), retracts nothing.
+
+    Args:
+        text: the agent's thought.
+
+    Returns:
+        The retracted subjects in order: the words naming it ("the renderer" of "I was wrong
+        about the renderer", "floats" of "so floats are not the cause", what follows "ruled
+        out" or precedes "is ruled out", what lies between "actually" and a negated verb), or
+        None for a retraction without subject ("I was wrong", "that's not it").
+    """
+    found: list[str | None] = []
+    for sentence in _sentences(text):
+        if sentence.endswith("?"):
+            continue
+        subject: str | None
+        if m := _WRONG_ABOUT.search(sentence):
+            subject = _clause_after(m.group("subject"))
+        elif m := _NOT_THE_CAUSE.search(sentence):
+            subject = _clause_before(sentence[: m.start()])
+        elif m := _RULED_OUT.search(sentence):
+            if _DOUBTED.search(sentence[: m.start()]):
+                continue
+            after = _clause_after(sentence[m.end() :])
+            subject = after if after.strip() else _clause_before(sentence[: m.start()])
+        elif m := _ACTUALLY.search(sentence):
+            subject = m.group("subject")
+        elif m := _BARE.search(sentence):
+            subject = None
+        else:
+            continue
+        if not _CONDITIONAL.search(_clause_before(sentence[: m.start()])):
+            found.append(subject)
+    return found
+
+
+def _hedged_sentences(text: str) -> list[str]:
+    # A negated guess ("maybe floats are not the cause") is left out: a later "floats are not
+    # the cause" confirms it.
+    return [
+        s
+        for s in _sentences(text)
+        if SUSPICION.search(s) and NOT_TERM not in terms(s) and not retracted_subjects(s)
+    ]
+
+
+def retracted_step(
+    steps: Sequence[StepDraft], text: str, rejected: Collection[int] = ()
+) -> int | None:
+    """Return the index of the earlier thought a new thought retracts, or None.
+
+    Only a ``thought`` step counts (never the request, a user message, an action or a tool
+    output), and only one no step rejected yet, with a sentence voicing a guess or a plan
+    (`SUSPICION`) that is neither negated nor a retraction itself. For a retraction with a subject
+    (`retracted_subjects`), that sentence must hold at least half of the subject's topic terms
+    (at least one); the thought holding the most wins, the latest on a tie. A retraction
+    without subject ("that's not it") takes the thought right before it (no thought in
+    between), when a hedged sentence of it shares `MIN_BARE_SHARED_TERMS` topic terms with
+    the retracting text. When nothing matches, nothing is retracted: a wrong link is worse
+    than a missed one.
+
+    Args:
+        steps: the trace's steps so far (the new thought not among them).
+        text: the new thought.
+        rejected: indexes of steps some step already rejects.
+
+    Returns:
+        The retracted step's index, or None.
+    """
+    subjects = retracted_subjects(text)
+    if not subjects:
+        return None
+    thoughts = [i for i, s in enumerate(steps) if s.kind == StepKind.THOUGHT and i not in rejected]
+    for subject in subjects:
+        if subject is None:
+            last = next(
+                (i for i in range(len(steps) - 1, -1, -1) if steps[i].kind == StepKind.THOUGHT),
+                None,
+            )
+            if last is None or last not in thoughts:
+                continue
+            own = topic_terms([text])
+            if any(
+                len(topic_terms([s]) & own) >= MIN_BARE_SHARED_TERMS
+                for s in _hedged_sentences(steps[last].content)
+            ):
+                return last
+            continue
+        wanted = topic_terms([subject])
+        if not wanted:
+            continue
+        least = max(1, (len(wanted) + 1) // 2)
+        best: tuple[int, int] | None = None
+        for i in thoughts:
+            score = max(
+                (len(topic_terms([s]) & wanted) for s in _hedged_sentences(steps[i].content)),
+                default=0,
+            )
+            if score >= least and (best is None or score >= best[0]):
+                best = (score, i)
+        if best is not None:
+            return best[1]
+    return None
