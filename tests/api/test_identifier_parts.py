@@ -268,3 +268,23 @@ def test_a_query_about_a_number_ranks_the_record_holding_it_first(tenant: Tenant
         "/v1/recall", json={"query": "HTTP fetching libraries", "explain": True}
     ).json()["items"]
     assert items[0]["explain"]["identified"] is None
+
+
+def test_a_number_held_only_through_context_ranks_below_the_memory_saying_it(
+    tenant: Tenant,
+) -> None:
+    """Trial 23: "issue 1234" ranked four tool outputs of the trace for issue 1234 ("File
+    updated.") above it: they held the number only through their context, the trace's task."""
+    task = "parse_isoweek raises ValueError for week 53 (issue 1234)"
+    outputs = [
+        memory(tenant, text, context=task)
+        for text in ("File updated.", "Exited (autosubmit failed)", "1 failed, 12 passed")
+    ]
+    record = memory(tenant, task)
+    items = tenant.post(
+        "/v1/recall", json={"query": "issue 1234", "limit": 4, "explain": True}
+    ).json()["items"]
+    assert items[0]["memory_id"] == record["memory_id"]
+    assert items[0]["explain"]["identified"] == 2
+    assert {i["explain"]["identified"] for i in items[1:]} == {1}
+    assert {i["memory_id"] for i in items[1:]} == {o["memory_id"] for o in outputs}

@@ -70,20 +70,20 @@ def test_a_text_holds_the_number_with_its_label_or_without() -> None:
         "version": "node 14.2 is required",
         "none": "Adopt an ADR template",
     }
-    levels = identified(list(texts), list(texts.values()), asked)
+    levels = identified(list(texts), list(texts.values()), [None] * len(texts), asked)
     assert levels == {
         "compound": LABELLED,
         "padded": LABELLED,
         "plural": LABELLED,
         "elsewhere": NUMBER,
     }
-    assert identified(list(texts), list(texts.values()), numbers_asked("ADR template")) is None
+    assert identified(list(texts), list(texts.values()), [None] * 7, numbers_asked("ADR")) is None
 
 
 def test_an_unlabelled_number_is_matched_as_written() -> None:
     asked = numbers_asked("python 3.11 upgrade")
     texts = ["python 3.11 is out", "python 3.110", "3 of 11 tests"]
-    assert identified(["a", "b", "c"], texts, asked) == {"a": LABELLED}
+    assert identified(["a", "b", "c"], texts, [None] * 3, asked) == {"a": LABELLED}
 
 
 def test_fusion_keeps_the_candidates_holding_the_number_first() -> None:
@@ -108,3 +108,14 @@ def test_fusion_keeps_the_candidates_holding_the_number_first() -> None:
     assert ranked[2].score == pytest.approx(by_uid["template"] * Fusion().identifier_weight)
     off = fuse(vector, fulltext, 3, 60, Fusion(identifier_weight=1.0), levels)
     assert [r.hit.uid for r in off] == [r.hit.uid for r in plain]
+
+
+def test_a_number_in_the_context_alone_counts_less() -> None:
+    """Trial 23: "issue 1234" ranked tool outputs ("File updated.") of the trace for issue 1234
+    above it: they held the number only through their context, the trace's task."""
+    asked = numbers_asked("issue 1234")
+    task = "parse_isoweek raises ValueError for week 53 (issue 1234)"
+    texts = [f"{task}\nFile updated.", task, "fixes #1234", f"{task}\nsee #1234"]
+    own = [len("File updated."), None, None, len("see #1234")]
+    levels = identified(["output", "trace", "elsewhere", "both"], texts, own, asked)
+    assert levels == {"output": NUMBER, "trace": LABELLED, "elsewhere": NUMBER, "both": NUMBER}

@@ -360,7 +360,9 @@ class CandidateFinder:
                 terms, scores, texts, [h[OWN_CHARS] for h in rows], self.config.context_weight
             )
             # A query about a number keeps the candidates holding it first (`numbers`).
-            found.identified = identified([h[0] for h in rows], texts, numbers_asked(terms))
+            found.identified = identified(
+                [h[0] for h in rows], texts, [h[OWN_CHARS] for h in rows], numbers_asked(terms)
+            )
             held = found.identified or {}
             # Only the kept candidates become `Hit`s (a complete round returns up to 10x more).
             best = sorted(

@@ -71,11 +71,24 @@ class NumberAsked:
     written: re.Pattern[str]
     bare: re.Pattern[str] | None
 
-    def level(self, text: str) -> int:
-        """Return how `text` holds this number: `LABELLED`, `NUMBER` (unlabelled) or `NONE`."""
-        if self.written.search(text):
+    def level(self, own: str, context: str) -> int:
+        """Return how a memory holds this number: `LABELLED`, `NUMBER` or `NONE`.
+
+        `LABELLED` when its own text holds the number as the query means it; `NUMBER` when
+        only its context does (the task of the trace it was found in: a tool output "File
+        updated." of the trace for "issue 1234" is no answer of its own, trial 23), or its own
+        text holds the number without the label; else `NONE`.
+
+        Args:
+            own: the memory's own text (content and identifier parts).
+            context: the context it was indexed with (the previous turn, its section, a
+                trace's task), or "".
+        """
+        if self.written.search(own):
             return LABELLED
-        if self.bare is not None and self.bare.search(text):
+        if (context and self.written.search(context)) or (
+            self.bare is not None and self.bare.search(own)
+        ):
             return NUMBER
         return NONE
 
@@ -138,13 +151,18 @@ def _written(label: str, number: str) -> re.Pattern[str]:
 
 
 def identified(
-    uids: list[str], texts: list[str], asked: tuple[NumberAsked, ...]
+    uids: list[str],
+    texts: list[str],
+    own_chars: list[int | None],
+    asked: tuple[NumberAsked, ...],
 ) -> dict[str, int] | None:
     """Return how each candidate holds the numbers asked for (the best `level`), or None.
 
     Args:
         uids: the candidates' uids.
-        texts: their lexical fields, in `uids` order.
+        texts: their lexical fields (`search_text`: context, then own text), in `uids` order.
+        own_chars: the length of each field's own text (its last characters), None when the
+            whole field is its own.
         asked: `numbers_asked` of the query.
 
     Returns:
@@ -154,8 +172,9 @@ def identified(
     if not asked:
         return None
     out: dict[str, int] = {}
-    for uid, text in zip(uids, texts, strict=True):
-        level = max(a.level(text) for a in asked)
+    for uid, text, own in zip(uids, texts, own_chars, strict=True):
+        cut = 0 if own is None or own >= len(text) else len(text) - own
+        level = max(a.level(text[cut:], text[:cut]) for a in asked)
         if level:
             out[uid] = level
     return out
