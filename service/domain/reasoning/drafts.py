@@ -8,7 +8,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from service.domain.models import ProducedDraft, StepDraft, StepKind, StepStatus, TraceDraft
+from service.domain.models import (
+    Assessment,
+    DecisionStatus,
+    Kind,
+    ProducedDraft,
+    StepDraft,
+    StepKind,
+    StepStatus,
+    TraceDraft,
+    Verdict,
+)
 from service.domain.quality import conclusion_of
 from service.domain.text import clean_text, normalise_for_match
 from service.errors import InvalidInputError, TooLargeError
@@ -176,3 +186,25 @@ def trace_digest(
     }
     encoded = json.dumps(shape, sort_keys=True, ensure_ascii=False).encode("utf-8")
     return hashlib.blake2b(encoded, digest_size=16).hexdigest()
+
+
+def challenge_if_rejected(produced: dict[str, Any], assessment: Assessment) -> None:
+    """Write a decision produced by reasoning the gate rejected as `challenged`, saying why.
+
+    Ingestion keeps rejected traces (`annotate`); the decision such reasoning produced is no
+    standing decision (trial 23: "the flag is enabled", concluded against the observation
+    that it is disabled, came back first in recall as `active`). Changes `produced` in place:
+    `status` `challenged`, `change_reason` naming the gate's issues. Other kinds, and
+    reasoning not rejected, are left as they are.
+
+    Args:
+        produced: the new produced memory's properties (`MemoryService.new_props`).
+        assessment: the trace's quality assessment.
+    """
+    if assessment.verdict != Verdict.REJECTED or produced.get("kind") != Kind.DECISION:
+        return
+    codes = ", ".join(dict.fromkeys(i.code for i in assessment.issues))
+    produced["status"] = DecisionStatus.CHALLENGED
+    produced["change_reason"] = (
+        f"challenged: the reasoning that produced it did not pass the quality gate ({codes})"
+    )

@@ -20,10 +20,18 @@ from service.domain.memories import MemoryService, Writer, iso_utc, utcnow
 from service.domain.memories.cited import cited_memories
 from service.domain.memories.locks import lock_contents
 from service.domain.memories.reads import retracted_at
-from service.domain.models import Assessment, Kind, ProducedDraft, StepStatus, TraceDraft, Verdict
+from service.domain.models import (
+    Assessment,
+    Kind,
+    ProducedDraft,
+    StepStatus,
+    TraceDraft,
+    Verdict,
+)
 from service.domain.policy import VisibilityPolicy
 from service.domain.quality import QualityThresholds, assess, conclusion_of
 from service.domain.reasoning.drafts import (
+    challenge_if_rejected,
     clean_draft,
     embedding_texts,
     trace_content,
@@ -199,6 +207,8 @@ class ReasoningService(TraceReader):
                 list[float], len == the model's `Embedder.dimension`, L2-normalised).
             now: the write's system time (timezone-aware UTC datetime).
             gate: refuse a serious issue or a score under the threshold (see `record`).
+                Without it a rejected trace is kept, and a decision it produces anew is
+                written `challenged` (its `change_reason` names the gate's issues).
             self_assessment: the agent's own view, stored as given.
             source_id: the `:Source` uid this trace was drawn from, if ingested.
             valid_from: when the reasoning happened (default `now`).
@@ -241,6 +251,8 @@ class ReasoningService(TraceReader):
                 + "; ".join(f"{i.code} ({i.severity})" for i in assessment.issues),
                 extra={"quality": assessment.as_dict()},
             )
+        if produced_props is not None:
+            challenge_if_rejected(produced_props, assessment)
         produced: MemoryRecord | None = None
         produced_created = False
         if draft.produced_memory_id is not None:
