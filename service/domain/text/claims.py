@@ -6,7 +6,13 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from service.domain.text.lexicon import ANTONYMS, DEONTIC_MODALS, STATEMENT_NEGATIONS, STOPWORDS
+from service.domain.text.lexicon import (
+    ANTONYMS,
+    DEONTIC_MODALS,
+    STATEMENT_NEGATIONS,
+    STOPWORDS,
+    SYNONYMS,
+)
 from service.domain.text.normalise import words
 from service.domain.text.terms import NOT_TERM, terms
 
@@ -109,7 +115,8 @@ def read_claim(sentence: str) -> Claim | None:
     """Read one sentence (or clause) as a claim, its negation cues apart from what it says.
 
     Negation cues are the `STATEMENT_NEGATIONS` ("not", "no", "never", "cannot", "isn't", ...),
-    any other word ending in "n't", and the negative member of an `ANTONYMS` pair; "no longer"
+    any other word ending in "n't", and the negative member of an `ANTONYMS` pair (a word of
+    `SYNONYMS` reads as the word it stands for: "succeeded" as "passed"); "no longer"
     is one cue, and "anymore" belongs to the cue before it ("not enabled anymore"). "The cache
     isn't enabled", "The cache is not enabled" and "The cache is disabled" are the negative
     claim whose core is that of "The cache is enabled". A report keeps its frame ("the ticket
@@ -138,6 +145,8 @@ def read_claim(sentence: str) -> Claim | None:
         elif word in ANTONYMS:
             cues.append(word)
             core.extend(terms(ANTONYMS[word]))
+        elif word in SYNONYMS:
+            core.extend(terms(SYNONYMS[word]))
         else:
             core.extend(t for t in terms(word) if t != NOT_TERM)
     return Claim(negative=len(cues) % 2 == 1, core=tuple(core), cues=tuple(cues))

@@ -288,6 +288,25 @@ ANTONYMS: dict[str, str] = {
     "red": "green",
     "empty": "full",
     "expired": "valid",
+    # Binary states of systems (trial 22's notes: "the deploy succeeded" -> "failed" passed).
+    "unreachable": "reachable",
+    "disconnected": "connected",
+    "unlocked": "locked",
+    "uninstalled": "installed",
+    "missing": "present",
+    "stale": "fresh",
+    "dirty": "clean",
+}
+
+#: Words that say what another word says, read as that word when texts are compared
+#: ("the deploy succeeded" and "the deploy passed"; "failed" is the negative of both).
+SYNONYMS: dict[str, str] = {
+    "succeeded": "passed",
+    "succeeds": "passes",
+    "succeed": "pass",
+    "succeeding": "passing",
+    "successful": "passed",
+    "successfully": "passed",
 }
 
 #: Irregular verb forms -> their base form, so "ran" meets "run" and "sent" "send" (fresh-user

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from service.domain.text.lexicon import ANTONYMS, STATEMENT_NEGATIONS
+from service.domain.text.lexicon import ANTONYMS, STATEMENT_NEGATIONS, SYNONYMS
 from service.domain.text.normalise import words
 
 #: Jaccard overlap of canonical terms from which two texts speak of the same thing.
@@ -55,7 +55,7 @@ def analyse_polarity(text: str) -> Polarity:
             cues.append(word)
             terms.add(ANTONYMS[word])
             continue
-        terms.add(word)
+        terms.add(SYNONYMS.get(word, word))
     return Polarity(negative=len(cues) % 2 == 1, terms=frozenset(terms), cues=tuple(cues))
 
 
