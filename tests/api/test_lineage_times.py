@@ -117,3 +117,31 @@ def test_known_at_before_a_memory_was_recorded_names_the_time_as_iso_utc(tenant:
     assert (r.status_code, got.status_code) == (404, 404), r.text
     assert r.json()["detail"].endswith(f"was not recorded yet at {known_at}"), r.text
     assert got.json()["detail"].endswith(f"as known at {known_at}"), got.text
+
+
+def test_a_past_read_shows_versions_as_believed_then(tenant: Tenant) -> None:
+    """Trial 22: lineage `known_at` v2's start said v2 was "no longer believed since" v3's time
+    and showed v3 as how the decision stands "now": a later change leaked into a past view."""
+    story = flaky_test_story(tenant)
+    did = story["trace"]["produced"][0]["memory_id"]
+    first = lineage(tenant, did).json()["memory"]
+    r = tenant.patch(
+        f"/v1/memories/{did}",
+        json={"content": "The lock fixes the race"},
+        headers={"If-Match": "1"},
+    )
+    assert r.status_code == 200, r.text
+    then = first["system_from"]
+    past = lineage(tenant, did, known_at=then).json()
+    assert past["memory"]["version"] == 1 and past["memory"]["system_to"] is None
+    assert [v["system_to"] for v in past["versions"]] == [None]
+    assert [[p["version"] for p in t["produced"]] for t in past["traces"]] == [[1]]
+    assert tenant.get(f"/v1/memories/{did}", params={"known_at": then}).json() == past["memory"]
+    items = tenant.post(
+        "/v1/search",
+        json={"query": "setup code race lock", "kinds": ["decision"], "known_at": then},
+    ).json()["items"]
+    assert [(i["version"], i["system_to"]) for i in items] == [(1, None)]
+    # Now: v1 closed when v2 was written.
+    now = lineage(tenant, did).json()
+    assert now["versions"][0]["system_to"] == now["versions"][1]["system_from"]

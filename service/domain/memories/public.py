@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -43,6 +43,25 @@ class Memory:
     position: int | None
     change_reason: str | None
     retracted_reason: str | None
+
+
+def as_believed(memory: Memory, known_at: datetime) -> Memory:
+    """Return a version as it was believed at `known_at`: a later close is not known yet.
+
+    A version closed in system time after `known_at` (replaced, retracted) was current then:
+    its `system_to` and `retracted_reason` are left out (trial 22: a lineage `known_at` v2's
+    start said v2 was "no longer believed since" a time after it).
+
+    Args:
+        memory: a version recorded by `known_at` (`system_from <= known_at`).
+        known_at: the system time of the read (timezone-aware UTC).
+
+    Returns:
+        The version as then, or `memory` itself when nothing about it changed since.
+    """
+    if memory.system_to is None or memory.system_to <= known_at:
+        return memory
+    return replace(memory, system_to=None, retracted_reason=None)
 
 
 def provenance(origin: str | None, actor: str | None) -> Provenance:

@@ -6,7 +6,7 @@ import time
 from datetime import datetime, timedelta
 from typing import Any
 
-from service.domain.memories.public import Memory, memory_public
+from service.domain.memories.public import Memory, as_believed, memory_public
 from service.domain.memories.rows import iso_utc, utcnow
 from service.errors import MemoryNotFound, VersionConflict, echo_id
 from service.graph.query_names import QueryName
@@ -86,6 +86,9 @@ class MemoryReader:
     ) -> Memory:
         """Return the current version, or the one believed at `known_at` about `as_of`.
 
+        A version believed at `known_at` comes as believed then (`as_believed`): a close
+        recorded after `known_at` is left out.
+
         Periods are half-open: a version is valid at `as_of` when `valid_from <= as_of <
         valid_to` (no `valid_to`: still true), and believed at `known_at` when `system_from <=
         known_at < system_to`.
@@ -111,7 +114,8 @@ class MemoryReader:
                     f"memory {echo_id(memory_id)} has no version {at(as_of, known_at)}"
                 )
             raise self.not_found(namespace, memory_id)
-        return memory_public(record)
+        public = memory_public(record)
+        return public if known_at is None else as_believed(public, known_at)
 
     def _believed(
         self, namespace: str, memory_id: str, as_of: datetime | None, known_at: datetime

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 
 from service.domain.memories import MemoryService, Writer, iso_utc, utcnow
-from service.domain.memories.public import memory_public
+from service.domain.memories.public import as_believed, memory_public
 from service.domain.memories.store import MAX_REASON_CHARS
 from service.domain.models import Kind
 from service.domain.outcomes import list_outcomes_in, outcome_record
@@ -107,7 +108,9 @@ class TraceReader:
         included, labelled by `created_by.origin`). A decision's outcomes come beside them.
         "What did we believe at `known_at` about the world at `as_of`", as `MemoryService.get`:
         `memory` is the version valid at `as_of` as believed at `known_at`; `versions` (the
-        history) and `traces` are what was recorded by `known_at`, whatever their valid time.
+        history) and `traces` are what was recorded by `known_at`, whatever their valid time,
+        each as believed then (`as_believed`: a close recorded later is left out, and a trace's
+        `produced` lists the versions recorded by then).
 
         Args:
             namespace: the tenant.
@@ -168,6 +171,18 @@ class TraceReader:
             return [trace_public(found[t]) for t in wanted if t in found]
 
         traces = tuple(self.graph.read(work))
+        if known_at is not None:  # as believed then: a later close or version is not known yet
+            versions = [as_believed(v, known_at) for v in versions]
+            current = as_believed(current, known_at)
+            traces = tuple(
+                replace(
+                    t,
+                    produced=tuple(
+                        as_believed(p, known_at) for p in t.produced if p.system_from <= known_at
+                    ),
+                )
+                for t in traces
+            )
         outcomes = (
             tuple(list_outcomes_in(self.graph, namespace, [memory_id], as_of, known_at))
             if current.kind == Kind.DECISION

@@ -8,6 +8,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 from service import metrics
 from service.domain.memories import Memory, memory_public, utcnow
+from service.domain.memories.public import as_believed
 from service.domain.models import Kind
 from service.domain.policy import Read, VisibilityPolicy
 from service.domain.reasoning import Trace, read_traces, trace_public
@@ -358,6 +359,8 @@ class RetrievalService:
                 record = trace_public(trace)
             else:
                 record = memory_public(memory)
+                if query.known_at is not None:  # as believed then, as GET answers
+                    record = as_believed(record, query.known_at)
             has_reasoning = entry.has_reasoning or entry.reasoning is not None
             items.append(
                 RetrievalItem(
