@@ -119,10 +119,15 @@ def stored_steps(driver: Driver, namespace: str) -> dict[str, int]:
 
 
 _TAG = re.compile(r"^(Thought|Action|Observation) \d+:")
+#: The environment's end-of-episode marker: no step (kept in the unit's `extra`).
+_END_MARKER = re.compile(r"^Observation \d+: Episode finished")
 
 
 def react_tagged_lines(text: str, start: re.Pattern[str]) -> list[int]:
-    """Tagged lines per episode; a line starting `ohh...` opens a notebook debug block up to the next Thought."""
+    """Tagged lines per episode; a line starting `ohh...` opens a notebook debug block up to the next Thought.
+
+    An ``Observation n: Episode finished, ...`` end marker is no step.
+    """
     per_episode: list[int] = []
     in_debug = False
     for line in text.splitlines():
@@ -134,6 +139,8 @@ def react_tagged_lines(text: str, start: re.Pattern[str]) -> list[int]:
                 in_debug = True
                 continue
             tag = _TAG.match(line)
+            if _END_MARKER.match(line):
+                continue
             if tag and not (in_debug and tag.group(1) != "Thought"):
                 in_debug = False
                 per_episode[-1] += 1
@@ -826,7 +833,8 @@ def test_reingest_retries_exactly_the_failed_units(
     )
     body = {"format": "react", "content": content, "source_name": "capitals.txt"}
     reasoning = tenant.client.app.state.services.reasoning  # type: ignore[attr-defined]
-    monkeypatch.setattr(reasoning, "max_steps", 6)  # episode 2 has 9 steps: it fails this time
+    # Episode 2 has 7 steps (its "Episode finished" markers are no steps): it fails this time.
+    monkeypatch.setattr(reasoning, "max_steps", 6)
     first = tenant.post("/v1/ingest", json=body)
     assert first.status_code == 201, first.text
     assert [u["status"] for u in first.json()["units"]] == ["ok", "failed", "ok"]
@@ -844,9 +852,9 @@ def test_reingest_retries_exactly_the_failed_units(
     a_units = first.json()["units"]
     assert [b["units"][i]["trace_id"] for i in (0, 2)] == [a_units[i]["trace_id"] for i in (0, 2)]
     assert stored_steps(neo4j_driver, tenant.namespace) == {
-        "episode-1": 6,
-        "episode-2": 9,
-        "episode-3": 6,
+        "episode-1": 5,
+        "episode-2": 7,
+        "episode-3": 5,
     }
     source = cypher(
         neo4j_driver, "MATCH (s:Source {namespace: $ns}) RETURN s {.*} AS s", ns=tenant.namespace

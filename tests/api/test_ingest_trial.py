@@ -334,10 +334,12 @@ def test_the_same_words_in_two_documents_are_two_memories_in_their_own_places(
     def episode(country: str, capital: str) -> str:
         return (
             f"Question: What is the capital of {country}?\n"
-            f"Thought 1: I should look up {country}.\nAction 1: Search[{country}]\n"
-            f"Observation 1: {country}'s capital is {capital}.\n"
-            f"Thought 2: The capital of {country} is {capital}.\nAction 2: Finish[{capital}]\n"
-            "Observation 2: Episode finished, reward = 1\n"
+            "Thought 1: I should look it up.\nAction 1: Search[capital]\n"
+            "Observation 1: Could not find [capital]. Similar: ['Capital city'].\n"
+            f"Thought 2: I should look up {country}.\nAction 2: Search[{country}]\n"
+            f"Observation 2: {country}'s capital is {capital}.\n"
+            f"Thought 3: The capital of {country} is {capital}.\nAction 3: Finish[{capital}]\n"
+            "Observation 3: Episode finished, reward = 1\n"
         )
 
     ingest_ok(tenant, episode("France", "Paris"), "run-a.txt", "react")
@@ -347,9 +349,10 @@ def test_the_same_words_in_two_documents_are_two_memories_in_their_own_places(
     edited = ingest_ok(tenant, episode("France", "Paris") + "-----\n", "run-a.txt", "react")
     assert edited["created"].get("observation", 0) == 0, edited["created"]
     records, _, _ = neo4j_driver.execute_query(
-        "MATCH (m:Memory {namespace: $ns, content: 'Episode finished, reward = 1'}) "
+        "MATCH (m:Memory {namespace: $ns, content: $same}) "
         "WHERE m.system_to IS NULL RETURN m.episode AS episode ORDER BY episode",
         ns=tenant.namespace,
+        same="Could not find [capital]. Similar: ['Capital city'].",
     )
     episodes = [r["episode"] for r in records]
     assert episodes == ["run-a.txt/episode-1", "run-b.txt/episode-1"], episodes

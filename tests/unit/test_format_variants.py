@@ -189,7 +189,7 @@ def test_react_unnumbered_langchain_steps_are_detected_and_parsed() -> None:
         ("action", 'Search: "Paris population"'),
         ("observation", "Paris has 2,102,650 inhabitants."),
         ("thought", "I now know the final answer"),
-        ("conclusion", "Final Answer: 4,421,137,022,500"),
+        ("conclusion", "4,421,137,022,500"),
     ]
     assert units[0].extra["answer"] == "4,421,137,022,500"
     assert units[0].trace is not None and units[0].trace.produced is not None

@@ -110,7 +110,7 @@ def test_mini_swe_agent_v1_trajectory_is_read_as_a_swe_agent_trace() -> None:
         ("thought", "Fixed; submit."),
         ("action", _SUBMIT),
         ("observation", _DIFF.strip()),
-        ("conclusion", f"Submitted patch: {_DIFF.strip()}"),
+        ("conclusion", "Submitted patch to src/timedelta.py."),
     ]
     assert [s.cites for s in unit.trace.steps if s.kind == "observation"] == [
         ("obs:0",),
@@ -125,6 +125,7 @@ def test_mini_swe_agent_v1_trajectory_is_read_as_a_swe_agent_trace() -> None:
         "trajectory_format": "mini-swe-agent-1",
         "exit_status": "Submitted",
         "rounds": 4,
+        "trimmed": 0,
     }
     # Declared as swe-agent, the same file gives the same unit.
     assert parse_document(content, "swe-agent", "pydantic__timedelta-1.traj.json").units == [unit]
@@ -228,7 +229,7 @@ def test_mini_swe_agent_messages_saved_alone_are_a_trajectory() -> None:
             ("action", "grep -n int src/timedelta.py"),
             ("observation", "3:    return int(x)"),
         ]
-        assert _steps(unit)[-1] == ("conclusion", f"Submitted patch: {_DIFF.strip()}")
+        assert _steps(unit)[-1] == ("conclusion", "Submitted patch to src/timedelta.py.")
         assert unit.extra["exit_status"] == "Submitted"
     # Trial 16: the submitting output in its wrapper, the echoed mark first: the patch alone.
     wrapped = [
@@ -240,7 +241,7 @@ def test_mini_swe_agent_messages_saved_alone_are_a_trajectory() -> None:
         },
     ]
     (unit,) = parse_document(json.dumps(wrapped), "auto", "run.json").units
-    assert _steps(unit)[-1] == ("conclusion", f"Submitted patch: {_DIFF.strip()}")
+    assert _steps(unit)[-1] == ("conclusion", "Submitted patch to src/timedelta.py.")
 
 
 # --- AsciiDoc ADRs -----------------------------------------------------------------------------

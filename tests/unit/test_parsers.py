@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from service.domain.ingestion.formats import FormatError, adr_key, detect_format, openhands, parse
-from service.domain.ingestion.formats.common import MAX_OBSERVATION_CHARS, MAX_TEXT_CHUNK_CHARS
+from service.domain.ingestion.formats.common import MAX_TEXT_CHUNK_CHARS
+from service.domain.ingestion.formats.session import MAX_SESSION_OBSERVATION_CHARS
 from service.domain.models import IngestUnit, StepKind, StepStatus
 from service.tools import gate_report, gate_variants
 
@@ -146,22 +147,33 @@ def test_swe_agent_step_counts_match_the_source(name: str) -> None:
     submission = raw["info"]["submission"].strip()
     assert unit.trace.produced is not None
     assert unit.trace.produced.kind == "decision"
-    assert unit.trace.produced.content.startswith("Submitted")
-    assert submission[:50] in unit.trace.produced.content
+    assert unit.trace.produced.content == steps[-1].content
+    if submission.startswith("diff"):  # the patch in words; the diff stays an observation
+        changed = re.findall(r"^diff --git a/(\S+) b/", submission, re.MULTILINE)
+        assert unit.trace.produced.content.startswith(f"Submitted patch to {changed[0]}")
+        assert "diff --git" not in unit.trace.produced.content
+        assert any(o.startswith(submission[:50]) for o in unit.observations)
+    else:
+        assert unit.trace.produced.content == f"Submitted: {submission}"
 
 
-def test_swe_agent_long_observations_are_truncated_and_marked() -> None:
+def test_swe_agent_long_observations_keep_head_and_tail_and_are_counted() -> None:
     path = TRAJ / "swe-agent" / "marshmallow-1867_function_calling_replace_from_source.traj"
     raw = json.loads(path.read_text(encoding="utf-8"))
     (unit,) = units_of(path)
     longest = max(
         range(len(raw["trajectory"])), key=lambda i: len(raw["trajectory"][i]["observation"])
     )
-    assert len(raw["trajectory"][longest]["observation"]) > MAX_OBSERVATION_CHARS
+    original = raw["trajectory"][longest]["observation"].strip()
+    assert len(original) > MAX_SESSION_OBSERVATION_CHARS
     kept = unit.observations[longest]
-    assert kept.startswith(raw["trajectory"][longest]["observation"].strip()[:100])
-    assert "truncated" in kept
-    assert len(kept) < MAX_OBSERVATION_CHARS + 100
+    assert kept.startswith(original[:100]) and kept.endswith(original[-100:])
+    assert "[trimmed: " in kept
+    assert len(kept) < MAX_SESSION_OBSERVATION_CHARS + 100
+    long = sum(
+        len(e["observation"].strip()) > MAX_SESSION_OBSERVATION_CHARS for e in raw["trajectory"]
+    )
+    assert unit.extra["trimmed"] == long
 
 
 def test_swe_agent_task_is_the_issue_text() -> None:
@@ -208,11 +220,16 @@ def test_fever_has_500_episodes() -> None:
 
 def test_fever_step_counts_match_the_notebook_step_counter() -> None:
     # The notebook counts thought/action rounds; a finished episode shows `steps` rounds of
-    # Thought/Action/Observation, an unfinished one hit the budget after `steps - 1` rounds.
+    # Thought/Action/Observation, the last observation its end marker ("Episode finished,
+    # reward = 1": no step, kept in `extra`); an unfinished one hit the budget after
+    # `steps - 1` rounds.
     for unit in _fever():
         assert unit.trace is not None
-        rounds = unit.extra["steps"] if unit.extra["answer"] else unit.extra["steps"] - 1
-        assert len(unit.trace.steps) == 3 * rounds, unit.key
+        if unit.extra["answer"]:
+            assert len(unit.trace.steps) == 3 * unit.extra["steps"] - 1, unit.key
+            assert unit.extra["end_marker"].startswith("Episode finished, reward = ")
+        else:
+            assert len(unit.trace.steps) == 3 * (unit.extra["steps"] - 1), unit.key
 
 
 def test_fever_finish_maps_to_conclusion_and_answer() -> None:
@@ -249,7 +266,6 @@ def test_fever_notebook_debug_blocks_are_skipped() -> None:
         StepKind.OBSERVATION,
         StepKind.THOUGHT,
         StepKind.CONCLUSION,
-        StepKind.OBSERVATION,
     ]
 
 

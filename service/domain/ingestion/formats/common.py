@@ -8,13 +8,12 @@ from datetime import UTC, date, datetime
 from pathlib import PurePosixPath
 from typing import Any
 
-from service.domain.models import Kind, ProducedDraft
 from service.domain.text import has_visible_text, strip_leading_invisible
 
-#: Longest observation text kept, in characters; longer ones are cut and marked.
+#: Longest observation text of a document (an ADR section) kept, in characters; longer ones
+#: are cut and marked. Tool output in agent runs is trimmed to its head and tail instead
+#: (`session.trim_observation`).
 MAX_OBSERVATION_CHARS = 4000
-#: Longest submitted patch kept in a SWE-agent conclusion, in characters.
-MAX_PATCH_CHARS = 2000
 #: Longest task text kept, in characters.
 MAX_TASK_CHARS = 2000
 #: Longest action or conclusion text kept, in characters.
@@ -177,31 +176,6 @@ def tagged(text: str, tags: Sequence[str]) -> str | None:
         if inner:
             return inner
     return None
-
-
-def submission_conclusion(
-    submission: str, exit_status: str, last_thought: str
-) -> tuple[str, ProducedDraft]:
-    """Return the conclusion of a SWE-agent-style run and the memory it produces.
-
-    Args:
-        submission: what the run submitted (stripped; empty when nothing was).
-        exit_status: how the run ended (``submitted``, ``exit_cost``, ``LimitsExceeded``...).
-        last_thought: the run's last thought, quoted when nothing was submitted.
-
-    Returns:
-        ``"Submitted patch: <diff>"`` (``"Submitted: <text>"`` when it is not a diff), the diff
-        cut to `MAX_PATCH_CHARS`, with a ``decision`` (status ``active``) of the same text; or,
-        without a submission, a sentence naming the exit status and the last thought, with an
-        ``observation`` of it.
-    """
-    if submission:
-        label = "Submitted patch" if submission.startswith("diff") else "Submitted"
-        conclusion = f"{label}: {truncate(submission, MAX_PATCH_CHARS)}"
-        return conclusion, ProducedDraft(kind=Kind.DECISION, content=conclusion, status="active")
-    conclusion = f"Run ended without a submission (exit status: {exit_status}). "
-    conclusion += f"Last thought: {last_thought}"
-    return conclusion, ProducedDraft(kind=Kind.OBSERVATION, content=conclusion)
 
 
 def parse_time(value: Any) -> datetime | None:

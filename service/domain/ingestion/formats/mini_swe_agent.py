@@ -8,17 +8,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from service.domain.ingestion.formats.common import (
-    MAX_OBSERVATION_CHARS,
     MAX_STEP_CHARS,
     MAX_TASK_CHARS,
     FormatError,
     as_text,
     obs,
     source_stem,
-    submission_conclusion,
     tagged,
     truncate,
 )
+from service.domain.ingestion.formats.session import trim_observation
+from service.domain.ingestion.formats.submission import patch_observation, submission_conclusion
 from service.domain.models import IngestUnit, StepDraft, StepKind, TraceDraft
 
 #: What a mini-SWE-agent trajectory's ``trajectory_format`` starts with (``mini-swe-agent-1``,
@@ -43,6 +43,7 @@ class _Round:
     thought: str
     action: str
     outputs: list[str] = field(default_factory=list)
+    cut: bool = False  # the action was cut to `MAX_STEP_CHARS`
 
 
 def is_mini_trajectory(data: Any) -> bool:
@@ -172,7 +173,7 @@ def _round(message: dict[str, Any], text: str) -> _Round:
         action = f"(no action run: {len(blocks)} bash blocks, expected one)"
     else:
         action = "(no action run: no bash block)"
-    return _Round(thought, truncate(action, MAX_STEP_CHARS))
+    return _Round(thought, truncate(action, MAX_STEP_CHARS), cut=len(action) > MAX_STEP_CHARS)
 
 
 def _observation_text(text: str) -> str:
@@ -205,11 +206,25 @@ def _task(text: str, stem: str) -> str:
     return truncate(text, MAX_TASK_CHARS) if text else f"mini-SWE-agent run {stem}"
 
 
-def _rounds(messages: list[Any]) -> tuple[str, list[_Round], dict[str, Any]]:
-    """Return the task text, the rounds and the last ``exit`` message's ``extra``."""
-    task = ""
-    rounds: list[_Round] = []
-    exit_extra: dict[str, Any] = {}
+@dataclass
+class _Run:
+    """A trajectory's messages read: the task, the rounds, how the run ended."""
+
+    task: str = ""
+    rounds: list[_Round] = field(default_factory=list)
+    exit_extra: dict[str, Any] = field(default_factory=dict)
+    notices: list[str] = field(default_factory=list)  # what the harness said when it stopped
+
+
+def _rounds(messages: list[Any]) -> _Run:
+    """Read the messages: task, rounds, the last exit message's ``extra`` and its notices.
+
+    An ``exit`` message answering a round nothing else answered is that round's output (the
+    submission, or the error); otherwise it, and a ``user`` message carrying
+    ``extra.exit_status`` (v2: "Limits exceeded: step limit of 6 reached."), is a notice of
+    its own, no tool's output.
+    """
+    run = _Run()
     for i, message in enumerate(messages):
         if not isinstance(message, dict):
             raise FormatError(f"swe-agent: mini-swe-agent messages[{i}] is not an object")
@@ -219,19 +234,21 @@ def _rounds(messages: list[Any]) -> tuple[str, list[_Round], dict[str, Any]]:
         text = _text(message.get("content"))
         rejected = extra.get("model_response") if role == "user" else None
         if role == "assistant":
-            rounds.append(_round(message, text))
+            run.rounds.append(_round(message, text))
         elif isinstance(rejected, str):  # v2: a format error keeps the response it rejected
-            rounds.append(_round({}, rejected))
-            rounds[-1].outputs.append(text)
-        elif role == "exit":
-            exit_extra = extra
-            if rounds and not rounds[-1].outputs and text:  # the submission, or the error
-                rounds[-1].outputs.append(text)
-        elif role in ("user", "tool") and rounds:
-            rounds[-1].outputs.append(_observation_text(text))
-        elif role == "user" and not task:
-            task = text
-    return task, rounds, exit_extra
+            run.rounds.append(_round({}, rejected))
+            run.rounds[-1].outputs.append(text)
+        elif role == "exit" or (role == "user" and "exit_status" in extra and run.rounds):
+            run.exit_extra = extra
+            if role == "exit" and run.rounds and not run.rounds[-1].outputs and text:
+                run.rounds[-1].outputs.append(text)  # the submission, or the error
+            elif text:
+                run.notices.append(text)
+        elif role in ("user", "tool") and run.rounds:
+            run.rounds[-1].outputs.append(_observation_text(text))
+        elif role == "user" and not run.task:
+            run.task = text
+    return run
 
 
 def parse_data(data: dict[str, Any] | list[Any], source_name: str) -> list[IngestUnit]:
@@ -251,11 +268,17 @@ def parse_data(data: dict[str, Any] | list[Any], source_name: str) -> list[Inges
     ``extra.actions``/``tool_calls``; a response with no single block says so) and an
     ``observation`` citing ``obs:<i>``: the ``user``/``tool`` messages up to the next response,
     without their ``<returncode>``/``<output>`` wrapper (a non-zero code kept as ``(exit code
-    n)``), or the run's ``exit`` message (its submission or error) when nothing else answered.
+    n)``), or the run's ``exit`` message (its submission or error) when nothing else answered;
+    long output keeps its head and tail (`trim_observation`), counted in ``extra["trimmed"]``.
     A v2 format-error message (``extra.model_response``) is a round of the rejected response,
-    observed by the error. So ``len(steps) == 3 * rounds + 1`` and ``len(observations) ==
-    rounds``. The conclusion and produced memory are `submission_conclusion`'s, from
-    ``info.submission`` and ``info.exit_status`` (else the ``exit`` message's ``extra``).
+    observed by the error. What the harness said when it stopped the run (an ``exit`` message
+    after the round's output, a ``user`` message with ``extra.exit_status`` such as "Limits
+    exceeded: step limit of 6 reached.") is an ``observation`` step of its own after the rounds
+    (not when it only repeats the exit status or the submission), and a submitted patch no
+    observation shows one more (`patch_observation`). So ``len(steps) == 3 * rounds + 1 +
+    notices (+ 1)`` and ``len(observations) == rounds + notices (+ 1)``. The conclusion and
+    produced memory are `submission_conclusion`'s, from ``info.submission`` and
+    ``info.exit_status`` (else the ``exit`` message's ``extra``) and the rounds' thoughts.
 
     Args:
         data: the decoded ``.traj.json`` object.
@@ -263,7 +286,7 @@ def parse_data(data: dict[str, Any] | list[Any], source_name: str) -> list[Inges
 
     Returns:
         One unit; ``extra`` holds ``format`` (``swe-agent``), ``agent`` (``mini-swe-agent``),
-        ``trajectory_format``, ``exit_status`` and ``rounds``.
+        ``trajectory_format``, ``exit_status``, ``rounds`` and ``trimmed``.
 
     Raises:
         FormatError: ``messages`` not a list, a message not an object, ``info`` not an object,
@@ -278,19 +301,11 @@ def parse_data(data: dict[str, Any] | list[Any], source_name: str) -> list[Inges
     info = info or {}
     if not isinstance(info, dict):
         raise FormatError("swe-agent: 'info' must be an object")
-    task_text, rounds, exit_extra = _rounds(messages)
+    run = _rounds(messages)
+    rounds, exit_extra = run.rounds, run.exit_extra
     if not rounds:
         raise FormatError("swe-agent: mini-swe-agent trajectory has no assistant message")
     stem = source_stem(source_name).removesuffix(".traj") or "source"
-    steps: list[StepDraft] = []
-    observations: list[str] = []
-    for i, turn in enumerate(rounds):
-        observation = "\n\n".join(o for o in turn.outputs if o) or "(no output)"
-        observation = truncate(observation, MAX_OBSERVATION_CHARS)
-        observations.append(observation)
-        steps.append(StepDraft(kind=StepKind.THOUGHT, content=turn.thought))
-        steps.append(StepDraft(kind=StepKind.ACTION, content=turn.action))
-        steps.append(StepDraft(kind=StepKind.OBSERVATION, content=observation, cites=(obs(i),)))
     exit_status = (
         as_text(info.get("exit_status")).strip()
         or as_text(exit_extra.get("exit_status")).strip()
@@ -299,9 +314,35 @@ def parse_data(data: dict[str, Any] | list[Any], source_name: str) -> list[Inges
     submission = (
         as_text(info.get("submission")).strip() or as_text(exit_extra.get("submission")).strip()
     )
-    conclusion, produced = submission_conclusion(submission, exit_status, rounds[-1].thought)
-    steps.append(StepDraft(kind=StepKind.CONCLUSION, content=truncate(conclusion, MAX_STEP_CHARS)))
-    task = _task(task_text, stem)
+    steps: list[StepDraft] = []
+    observations: list[str] = []
+    trimmed = 0
+
+    def observe(text: str) -> None:
+        nonlocal trimmed
+        kept, cut = trim_observation(text)
+        kept, trimmed = kept or "(no output)", trimmed + cut
+        steps.append(
+            StepDraft(kind=StepKind.OBSERVATION, content=kept, cites=(obs(len(observations)),))
+        )
+        observations.append(kept)
+
+    for turn in rounds:
+        steps.append(StepDraft(kind=StepKind.THOUGHT, content=turn.thought))
+        steps.append(StepDraft(kind=StepKind.ACTION, content=turn.action))
+        trimmed += turn.cut
+        observe("\n\n".join(o for o in turn.outputs if o) or "(no output)")
+    for notice in run.notices:
+        if notice not in (submission, exit_status):
+            observe(notice)
+    patch = patch_observation(submission, exit_status, observations)
+    if patch:
+        observe(patch)
+    conclusion, produced = submission_conclusion(
+        submission, exit_status, [r.thought for r in rounds]
+    )
+    steps.append(StepDraft(kind=StepKind.CONCLUSION, content=conclusion))
+    task = _task(run.task, stem)
     return [
         IngestUnit(
             key=stem,
@@ -315,6 +356,7 @@ def parse_data(data: dict[str, Any] | list[Any], source_name: str) -> list[Inges
                 "trajectory_format": as_text(data.get("trajectory_format")) or None,
                 "exit_status": exit_status,
                 "rounds": len(rounds),
+                "trimmed": trimmed,
             },
         )
     ]

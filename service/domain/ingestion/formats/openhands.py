@@ -8,7 +8,6 @@ from typing import Any
 
 from service.domain.ingestion.formats.chatter import is_chatter
 from service.domain.ingestion.formats.common import (
-    MAX_OBSERVATION_CHARS,
     MAX_STEP_CHARS,
     MAX_TASK_CHARS,
     FormatError,
@@ -20,6 +19,7 @@ from service.domain.ingestion.formats.common import (
     truncate,
 )
 from service.domain.ingestion.formats.openhands_v1 import classic_events, is_v1_event
+from service.domain.ingestion.formats.session import trim_observation
 from service.domain.models import (
     IngestUnit,
     Kind,
@@ -34,9 +34,14 @@ OPENHANDS_SKIPPED_ACTIONS: frozenset[str] = frozenset(
     {"system", "recall", "change_agent_state", "null"}
 )
 #: OpenHands observations that are bookkeeping, not reasoning (skipped and listed).
+#: ``think``: "Your thought has been logged."; ``finish``: V1's FinishObservation, the finish
+#: message again (trial 23: stored as an observation step after the conclusion, and a memory).
 OPENHANDS_SKIPPED_OBSERVATIONS: frozenset[str] = frozenset(
-    {"agent_state_changed", "null", "recall", "think"}  # think: "Your thought has been logged."
+    {"agent_state_changed", "null", "recall", "think", "finish"}
 )
+#: ``finish`` ``args.task_completed`` values that say the task was not done (its text is no
+#: decision, as a give-up sent as a ``message`` is none).
+_NOT_COMPLETED = frozenset({"false", "no", "0"})
 _OPENHANDS_DETAIL_KEYS = ("command", "code", "path", "url", "query", "content")
 #: File actions: their ``command`` is the editor's sub-command (``str_replace``), so the path
 #: is named too.
@@ -109,7 +114,9 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
     (``message`` actions carry their text; a file action names its sub-command and path). Each
     observation event is an ``observation`` step (its message and content, once when they are the
     same) citing ``obs:<k>``; its ``cause`` is kept in ``unit.extra["observation_causes"]`` as
-    ``{observation step index: action step index}``. ``finish`` is the ``conclusion`` step (its
+    ``{observation step index: action step index}``; long observations keep their head and tail
+    (`trim_observation`), counted in ``extra["trimmed"]`` with actions cut to `MAX_STEP_CHARS`.
+    ``finish`` is the ``conclusion`` step (its
     ``args.final_thought``, else ``args.thought``, else its ``message``); without ``finish`` the
     last agent message becomes the conclusion instead of an action. A ``think`` action is one
     ``thought`` step (its thought; none when empty), and its acknowledgement ("Your thought has
@@ -117,9 +124,12 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
     message, else the finish message: a ``decision`` (status ``active``) when the run finished
     (a ``finish`` action) and that text is not chatter (`is_chatter`), as a session's last
     answer is (trial 16: an OpenHands run's result had been an observation, no decision to
-    follow an outcome or a challenge on); an ``observation`` otherwise. Events
-    `OPENHANDS_SKIPPED_ACTIONS` / `OPENHANDS_SKIPPED_OBSERVATIONS` are bookkeeping and are listed in
-    ``unit.extra["skipped_events"]``. So ``len(steps) == (user messages - 1) + (agent non-finish,
+    follow an outcome or a challenge on); an ``observation`` otherwise, and when the finish says
+    ``task_completed: "false"`` (or false: trial 23, "I could not complete the task... No files
+    were changed." had been an active decision; ``"partial"`` still decides). The value is kept
+    in ``unit.extra["task_completed"]``. Events
+    `OPENHANDS_SKIPPED_ACTIONS` / `OPENHANDS_SKIPPED_OBSERVATIONS` (V1's ``finish`` echo of the
+    finish message among them) are bookkeeping and are listed in ``unit.extra["skipped_events"]``. So ``len(steps) == (user messages - 1) + (agent non-finish,
     non-think actions with a thought) + (agent non-finish actions) + (observation events) + (1 if
     finish)``, counting a ``think`` action with a thought as one action and none without.
 
@@ -153,6 +163,8 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
     skipped: list[str] = []
     finish_text: str | None = None
     finish_thought = ""
+    completed: str | None = None
+    trimmed = 0
     last_agent_message: str | None = None
     last_agent_message_step: int | None = None
     started: datetime | None = None
@@ -172,7 +184,8 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
                     task = truncate(text, MAX_TASK_CHARS) or f"OpenHands session {stem}"
                     continue
                 note = f"User: {text}" if action == "message" else _describe_action(action, args)
-                note = truncate(note, MAX_OBSERVATION_CHARS)
+                note, cut = trim_observation(note)
+                trimmed += cut
                 steps.append(
                     StepDraft(
                         kind=StepKind.OBSERVATION, content=note, cites=(obs(len(observations)),)
@@ -184,6 +197,8 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
             if action == "finish":
                 finish_thought = as_text(args.get("final_thought")).strip() or thought
                 finish_text = finish_thought or as_text(event.get("message")).strip() or "finished"
+                completed = as_text(args.get("task_completed")).strip().lower() or None
+                trimmed += len(finish_text) > MAX_STEP_CHARS
                 steps.append(
                     StepDraft(
                         kind=StepKind.CONCLUSION, content=truncate(finish_text, MAX_STEP_CHARS)
@@ -206,6 +221,7 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
                 last_agent_message_step = len(steps)
             else:
                 description = _describe_action(action, args)
+            trimmed += len(description) > MAX_STEP_CHARS
             steps.append(
                 StepDraft(kind=StepKind.ACTION, content=truncate(description, MAX_STEP_CHARS))
             )
@@ -217,7 +233,8 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
                 continue
             parts = [as_text(event.get("message")).strip(), as_text(event.get("content")).strip()]
             parts = parts[1:] if parts[0] == parts[1] else parts
-            note = truncate("\n".join(p for p in parts if p) or f"({kind})", MAX_OBSERVATION_CHARS)
+            note, cut = trim_observation("\n".join(p for p in parts if p) or f"({kind})")
+            trimmed += cut
             causes[len(steps)] = action_step_of_event.get(event.get("cause"))
             steps.append(
                 StepDraft(kind=StepKind.OBSERVATION, content=note, cites=(obs(len(observations)),))
@@ -231,7 +248,8 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
         )
     result = finish_thought or last_agent_message or finish_text
     produced = None
-    if result and finish_text is not None and not is_chatter(result):
+    finished = finish_text is not None and completed not in _NOT_COMPLETED
+    if result and finished and not is_chatter(result):
         # The run finished and says what it did: its decision, as a session's last answer is.
         produced = ProducedDraft(
             kind=Kind.DECISION, content=truncate(result, MAX_STEP_CHARS), status="active"
@@ -252,6 +270,8 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
                 "events": len(data),
                 "observation_causes": causes,
                 "skipped_events": skipped,
+                "task_completed": completed,
+                "trimmed": trimmed,
             },
         )
     ]

@@ -42,7 +42,10 @@ def _action(event: dict[str, Any]) -> dict[str, Any]:
     base = {"id": event.get("id"), "timestamp": event.get("timestamp"), "source": "agent"}
     if kind == "FinishAction":
         final = _text(action.get("message"))
-        return {**base, "action": "finish", "args": {"final_thought": final, "thought": thought}}
+        args = {"final_thought": final, "thought": thought}
+        if "task_completed" in action:  # as the classic finish has it, when a V1 one does
+            args["task_completed"] = action["task_completed"]
+        return {**base, "action": "finish", "args": args}
     if kind == "ThinkAction":
         return {**base, "action": "think", "args": {"thought": _text(action.get("thought"))}}
     name = str(event.get("tool_name") or kind.removesuffix("Action") or "tool")
@@ -56,8 +59,10 @@ def classic_events(events: list[Any]) -> list[dict[str, Any]]:
     ``MessageEvent`` becomes a ``message`` action of its source (the text of ``llm_message``);
     ``ActionEvent`` an action named by its tool, its ``thought`` as ``args.thought`` and its
     command/path/code/... as ``args`` (``FinishAction`` the ``finish`` action, its message the
-    final thought; ``ThinkAction`` a ``think`` action); ``ObservationEvent`` an observation of
-    its tool whose ``cause`` is its ``action_id``; ``AgentErrorEvent`` an ``error``
+    final thought, its ``task_completed`` kept when it has one; ``ThinkAction`` a ``think``
+    action); ``ObservationEvent`` an observation of its tool whose ``cause`` is its
+    ``action_id`` (a ``FinishObservation``, the finish message echoed, a ``finish`` one, which
+    `openhands.parse` skips); ``AgentErrorEvent`` an ``error``
     observation; ``UserRejectObservation`` a ``user_rejected`` observation. System prompts,
     state updates, pauses and condensations become skipped bookkeeping (``system``).
 
@@ -88,6 +93,8 @@ def classic_events(events: list[Any]) -> list[dict[str, Any]]:
             name = {"AgentErrorEvent": "error", "UserRejectObservation": "user_rejected"}.get(
                 kind, str(event.get("tool_name") or "observation")
             )
+            if isinstance(observation, dict) and observation.get("kind") == "FinishObservation":
+                name = "finish"  # the finish message echoed: skipped bookkeeping
             out.append(
                 {
                     **base,

@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from service.domain.ingestion.formats.common import (
-    MAX_OBSERVATION_CHARS,
     MAX_STEP_CHARS,
     FormatError,
     load_json,
@@ -18,6 +17,7 @@ from service.domain.ingestion.formats.common import (
     truncate,
 )
 from service.domain.ingestion.formats.markdown import chunk_text
+from service.domain.ingestion.formats.session import trim_observation
 from service.domain.models import (
     IngestUnit,
     Kind,
@@ -46,6 +46,9 @@ _REACT_SEPARATOR = re.compile(r"^-{3,}\s*$")
 #: Agent-framework banners around a run (LangChain's ``> Entering new AgentExecutor chain...``).
 _REACT_NOISE = re.compile(r"^\s*> (?:Entering new .*chain|Finished chain)", re.IGNORECASE)
 _REACT_DEBUG = "ohh..."
+#: The environment's end-of-episode marker after the answer (``Episode finished, reward = 1``):
+#: no evidence, kept in ``extra["end_marker"]`` instead of as an observation.
+_REACT_END = re.compile(r"^episode (?:finished|ended|done|over)\b", re.IGNORECASE)
 
 
 def _tag_name(tag: re.Match[str]) -> str:
@@ -165,13 +168,15 @@ def _react_unit(episode: _Episode, key: str, source: str) -> IngestUnit:
     steps: list[StepDraft] = []
     observations: list[str] = []
     answer: str | None = None
+    end_marker: str | None = None
+    trimmed = 0
     for pos, record in enumerate(records):
         text = record.text
         if record.tag == "thought":
             steps.append(StepDraft(kind=StepKind.THOUGHT, content=text or "(empty thought)"))
         elif record.tag == "final answer":
             answer = text
-            steps.append(StepDraft(kind=StepKind.CONCLUSION, content=f"Final Answer: {text}"))
+            steps.append(StepDraft(kind=StepKind.CONCLUSION, content=text or "(empty answer)"))
         elif record.tag == "action":
             finish = _REACT_FINISH.match(text)
             following = records[pos + 1] if pos + 1 < len(records) else None
@@ -182,16 +187,23 @@ def _react_unit(episode: _Episode, key: str, source: str) -> IngestUnit:
             )
             if finish and not refused:
                 answer = finish.group(1).strip()
-                steps.append(StepDraft(kind=StepKind.CONCLUSION, content=text))
+                steps.append(
+                    StepDraft(kind=StepKind.CONCLUSION, content=answer or "(empty answer)")
+                )
             else:
+                trimmed += len(text) > MAX_STEP_CHARS
                 steps.append(
                     StepDraft(
                         kind=StepKind.ACTION,
                         content=truncate(text, MAX_STEP_CHARS) or "(empty action)",
                     )
                 )
+        elif answer is not None and _REACT_END.match(text):
+            end_marker = text
         else:
-            observation = truncate(text, MAX_OBSERVATION_CHARS) or "(empty observation)"
+            observation, cut = trim_observation(text)
+            observation = observation or "(empty observation)"
+            trimmed += cut
             steps.append(
                 StepDraft(
                     kind=StepKind.OBSERVATION,
@@ -209,14 +221,17 @@ def _react_unit(episode: _Episode, key: str, source: str) -> IngestUnit:
     else:
         numbered = {r.number for r in records if r.number is not None}
         rounds = len(numbered) or sum(r.tag == "thought" for r in records)
+        unit = "numbered round" if numbered else "round"
         produced = ProducedDraft(
             kind=Kind.OBSERVATION,
             content=(
                 f"{episode.label}: {task}\nNo answer: the episode ended without Finish "
-                f"after {rounds} numbered rounds."
+                f"after {rounds} {unit}{'' if rounds == 1 else 's'}."
             ),
         )
-    extra: dict[str, Any] = {"format": "react", "answer": answer, **result}
+    extra: dict[str, Any] = {"format": "react", "answer": answer, "trimmed": trimmed, **result}
+    if end_marker is not None:
+        extra["end_marker"] = end_marker
     if episode.number is not None:
         extra["question_idx_line"] = episode.number
     if skipped:
@@ -242,10 +257,15 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
     is optional, case is ignored and the tag may be bold (``**Thought:**``). An ``Action
     Input:`` line joins the action before it (``Search: <input>``, no step of its own); untagged
     lines continue the previous step, so ``len(steps)`` equals the number of tagged lines other
-    than ``Action Input:``. An ``Action n: Finish[x]`` whose next observation is not ``Invalid
-    action...``, or a ``Final Answer: x`` line, is the ``conclusion`` step and makes the
-    produced ``decision`` (two lines: ``"<Claim|Question|Task>: <task>"`` and ``"Answer:
-    x"``); an episode without one produces an ``observation`` saying so (no conclusion step).
+    than ``Action Input:``, less the end marker below. Long observations keep their head and
+    tail (`trim_observation`), counted in ``extra["trimmed"]`` with actions cut to
+    `MAX_STEP_CHARS`. An ``Action n: Finish[x]`` whose next observation is not ``Invalid
+    action...``, or a ``Final Answer: x`` line, is the ``conclusion`` step, its content the
+    answer ``x`` alone, and makes the produced ``decision`` (two lines: ``"<Claim|Question|
+    Task>: <task>"`` and ``"Answer: x"``); an episode without one produces an ``observation``
+    saying so, with the number of its rounds (numbered, else its thoughts) and no conclusion
+    step. An observation after the answer that only ends the episode (``Episode finished,
+    reward = 1``) is no step: it is kept in ``extra["end_marker"]``.
     Agent-framework banners (``> Entering new AgentExecutor chain...``, ``> Finished chain.``)
     are skipped. Notebook noise is skipped: a line starting with ``ohh...`` opens a
     debug block (the notebook's retry print) that runs to the next ``Thought n:`` line; a

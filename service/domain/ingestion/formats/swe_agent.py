@@ -6,7 +6,6 @@ from typing import Any
 
 from service.domain.ingestion.formats import mini_swe_agent
 from service.domain.ingestion.formats.common import (
-    MAX_OBSERVATION_CHARS,
     MAX_STEP_CHARS,
     MAX_TASK_CHARS,
     FormatError,
@@ -14,10 +13,11 @@ from service.domain.ingestion.formats.common import (
     load_json,
     obs,
     source_stem,
-    submission_conclusion,
     tagged,
     truncate,
 )
+from service.domain.ingestion.formats.session import trim_observation
+from service.domain.ingestion.formats.submission import patch_observation, submission_conclusion
 from service.domain.models import (
     IngestUnit,
     StepDraft,
@@ -57,13 +57,16 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
 
     One unit per file. Each ``trajectory[i]`` gives three steps: a ``thought`` step (its
     ``thought``), an ``action`` step (its ``action``) and an ``observation`` step citing
-    ``obs:<i>`` (its ``observation``); then one ``conclusion`` step. So
-    ``len(steps) == 3 * len(trajectory) + 1`` and ``len(observations) == len(trajectory)``.
-    Observations are cut to `MAX_OBSERVATION_CHARS` (a marker says how much was cut); an
-    empty one becomes ``"(no output)"``. When ``info.submission`` is non-empty the conclusion
-    and the produced ``decision`` read ``"Submitted patch: <diff>"`` (``"Submitted: <text>"``
-    when it is not a diff), the diff cut to `MAX_PATCH_CHARS`; otherwise both report the exit
-    status and the last thought (produced kind ``observation``). The task is the issue text of
+    ``obs:<i>`` (its ``observation``); then, when ``info.submission`` is a patch no observation
+    shows (an autosubmitted one: `patch_observation`), an ``observation`` step of it; then one
+    ``conclusion`` step. So ``len(steps) == 3 * len(trajectory) + 1`` (``+ 2`` with the patch
+    observation) and ``len(observations)`` is one per entry (plus the patch). Long output keeps
+    its head and tail (`trim_observation`, where a test's summary and error are), counted in
+    ``extra["trimmed"]`` with the actions cut to `MAX_STEP_CHARS`; an empty one becomes
+    ``"(no output)"``. The conclusion and produced memory are `submission_conclusion`'s, from
+    ``info.submission``, ``info.exit_status`` and the thoughts: a submitted patch is a
+    ``decision`` naming the changed files and the agent's last explanation, an autosubmitted
+    one (``submitted (exit_cost)``) or none an ``observation``. The task is the issue text of
     the first non-demonstration user message of ``history`` (inside SWE-agent 1.x's
     ``<pr_description>``/``<issue_description>``/``<issue>`` tags, else between ``ISSUE:`` and
     ``INSTRUCTIONS:``), cut to `MAX_TASK_CHARS`.
@@ -77,7 +80,8 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
         source_name: its file name; the stem keys and names the unit.
 
     Returns:
-        One unit: the trajectory as a trace, its observations, the exit status in ``extra``.
+        One unit: the trajectory as a trace, its observations; ``extra`` holds the exit status
+        and ``trimmed``.
 
     Raises:
         FormatError: not a JSON object, or ``trajectory`` missing, empty or malformed (for
@@ -102,7 +106,8 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
     stem = source_stem(source_name)
     steps: list[StepDraft] = []
     observations: list[str] = []
-    last_thought = ""
+    thoughts: list[str] = []
+    trimmed = 0
     for i, entry in enumerate(trajectory):
         if not isinstance(entry, dict):
             raise FormatError(f"swe-agent: trajectory[{i}] is not an object")
@@ -110,18 +115,26 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
             raise FormatError(f"swe-agent: trajectory[{i}] has no 'action'")
         thought = as_text(entry.get("thought")).strip() or "(no thought recorded)"
         action = as_text(entry.get("action")).strip() or "(empty action)"
-        observation = as_text(entry.get("observation")).strip() or "(no output)"
-        observation = truncate(observation, MAX_OBSERVATION_CHARS)
+        observation, cut = trim_observation(as_text(entry.get("observation")))
+        observation = observation or "(no output)"
+        trimmed += cut + (len(action) > MAX_STEP_CHARS)
         observations.append(observation)
         steps.append(StepDraft(kind=StepKind.THOUGHT, content=thought))
         steps.append(StepDraft(kind=StepKind.ACTION, content=truncate(action, MAX_STEP_CHARS)))
         steps.append(StepDraft(kind=StepKind.OBSERVATION, content=observation, cites=(obs(i),)))
-        last_thought = thought
+        thoughts.append(thought)
 
     exit_status = as_text(info.get("exit_status")).strip() or "unknown"
     submission = as_text(info.get("submission")).strip()
-    conclusion, produced = submission_conclusion(submission, exit_status, last_thought)
-    steps.append(StepDraft(kind=StepKind.CONCLUSION, content=truncate(conclusion, MAX_STEP_CHARS)))
+    patch, cut = trim_observation(patch_observation(submission, exit_status, observations))
+    if patch:
+        trimmed += cut
+        steps.append(
+            StepDraft(kind=StepKind.OBSERVATION, content=patch, cites=(obs(len(observations)),))
+        )
+        observations.append(patch)
+    conclusion, produced = submission_conclusion(submission, exit_status, thoughts)
+    steps.append(StepDraft(kind=StepKind.CONCLUSION, content=conclusion))
     task = _swe_task(data, stem)
     return [
         IngestUnit(
@@ -134,6 +147,7 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
                 "format": "swe-agent",
                 "exit_status": exit_status,
                 "trajectory_entries": len(trajectory),
+                "trimmed": trimmed,
             },
         )
     ]
