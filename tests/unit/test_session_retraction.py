@@ -258,3 +258,44 @@ def test_the_gate_accepts_a_change_of_mind_and_refuses_concluding_the_rejected_g
     assert results["original"].verdict == "accepted"
     assert all(results[v].verdict == "rejected" for v in VARIANTS if v != "original")
     assert "concludes_rejected" in results["concludes_rejected"].codes
+
+
+REACT = """Question: Why did the nightly backup take six hours on 2025-05-14?
+Thought 1: Maybe the backup target (S3) was throttled. I should check S3 throttling metrics.
+Action 1: Query[s3 SlowDown errors bucket=backups 2025-05-14]
+Observation 1: 0 SlowDown responses on 2025-05-14; p99 PUT latency 84 ms, normal.
+Thought 2: S3 was not throttling, so that is ruled out as well. My second hypothesis is clock drift on the host: the scheduler may start the job late, which cron would not log.
+Action 2: Query[ntp offset host=db-orders-1]
+Observation 2: offset 3 ms.
+Thought 3: The clock is fine, so clock drift is not the cause. A VACUUM FULL ran at the same time.
+Action 3: Finish[A VACUUM FULL ran during the backup window and saturated disk I/O.]
+"""
+
+
+def test_a_trajectory_marks_the_guesses_its_agent_takes_back() -> None:
+    """Trial 23: trajectories said "that is ruled out as well", "clock skew is not the cause;
+    that hypothesis is rejected", and every step stayed `asserted`."""
+    doc = parse_document(REACT, "auto", "backup.txt")
+    trace = doc.units[0].trace
+    assert trace is not None
+    marked = [(i, s.status, s.rejects) for i, s in enumerate(trace.steps) if s.kind == "thought"]
+    assert marked == [
+        (0, StepStatus.HYPOTHESIS, ()),
+        (3, StepStatus.HYPOTHESIS, (0,)),
+        (6, StepStatus.ASSERTED, (3,)),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "subjects"),
+    [
+        ("S3 was not throttling, so that is ruled out as well.", [None]),
+        (
+            "It still fails, so clock skew is not the cause; that hypothesis is rejected.",
+            ["clock skew"],
+        ),
+        ("The third idea was wrong.", [None]),
+    ],
+)
+def test_retractions_of_a_trajectory(text: str, subjects: list[str | None]) -> None:
+    assert [s.strip() if s else s for s in retracted_subjects(text)] == subjects

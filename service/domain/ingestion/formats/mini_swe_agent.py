@@ -17,6 +17,7 @@ from service.domain.ingestion.formats.common import (
     tagged,
     truncate,
 )
+from service.domain.ingestion.formats.retraction import mark_retractions
 from service.domain.ingestion.formats.session import trim_observation
 from service.domain.ingestion.formats.submission import patch_observation, submission_conclusion
 from service.domain.models import IngestUnit, StepDraft, StepKind, TraceDraft
@@ -348,7 +349,7 @@ def parse_data(data: dict[str, Any] | list[Any], source_name: str) -> list[Inges
             key=stem,
             title=f"mini-SWE-agent: {task.splitlines()[0][:100]}",
             observations=tuple(observations),
-            trace=TraceDraft(task=task, steps=tuple(steps), produced=produced),
+            trace=TraceDraft(task=task, steps=mark_retractions(steps), produced=produced),
             name=stem,
             extra={
                 "format": "swe-agent",

@@ -19,6 +19,7 @@ from service.domain.ingestion.formats.common import (
     truncate,
 )
 from service.domain.ingestion.formats.openhands_v1 import classic_events, is_v1_event
+from service.domain.ingestion.formats.retraction import mark_retractions
 from service.domain.ingestion.formats.session import trim_observation
 from service.domain.models import (
     IngestUnit,
@@ -262,7 +263,7 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
             key=stem,
             title=f"OpenHands: {task.splitlines()[0][:100]}",
             observations=tuple(observations),
-            trace=TraceDraft(task=task, steps=tuple(steps), produced=produced),
+            trace=TraceDraft(task=task, steps=mark_retractions(steps), produced=produced),
             valid_from=started,
             name=stem,
             extra={

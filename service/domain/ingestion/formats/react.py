@@ -17,6 +17,7 @@ from service.domain.ingestion.formats.common import (
     truncate,
 )
 from service.domain.ingestion.formats.markdown import chunk_text
+from service.domain.ingestion.formats.retraction import mark_retractions
 from service.domain.ingestion.formats.session import trim_observation
 from service.domain.models import (
     IngestUnit,
@@ -240,7 +241,7 @@ def _react_unit(episode: _Episode, key: str, source: str) -> IngestUnit:
         key=key,
         title=f"{episode.label}: {task[:100]}",
         observations=tuple(observations),
-        trace=TraceDraft(task=task, steps=tuple(steps), produced=produced),
+        trace=TraceDraft(task=task, steps=mark_retractions(steps), produced=produced),
         extra=extra,
     )
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Sequence
+from dataclasses import replace
 
-from service.domain.models import StepDraft, StepKind
+from service.domain.models import StepDraft, StepKind, StepStatus
 from service.domain.text import NOT_TERM, terms, topic_terms
 
 #: Words that voice a guess or a plan not yet checked ("I suspect", "**Suspecting float
@@ -18,10 +19,13 @@ SUSPICION = re.compile(
 
 #: "I was wrong about X", "I was mistaken about X": X follows.
 _WRONG_ABOUT = re.compile(r"(?i)\bI(?: was| am|'m) (?:wrong|mistaken) about (?P<subject>.+)$")
-#: "I was wrong", "that's not it", "scratch that": no subject; the thought just before is meant.
+#: "I was wrong", "that's not it", "scratch that", "that hypothesis is wrong": no subject; the
+#: thought just before is meant.
 _BARE = re.compile(
     r"(?i)(?:\bI was (?:wrong|mistaken)\b|\bthat(?:'s| is| was|'s just) not it\b"
-    r"|\bthat wasn't it\b|\bscratch that\b)"
+    r"|\bthat wasn't it\b|\bscratch that\b"
+    r"|\b(?:that|this|the|my) (?:first |second |third |)(?:hypothesis|theory|guess|idea) (?:is|was)"
+    r" (?:wrong|rejected|incorrect|disproved|refuted|ruled out)\b)"
 )
 #: "X is not the cause", "X isn't the culprit", "X was not the bottleneck": X comes before.
 _NOT_THE_CAUSE = re.compile(
@@ -37,6 +41,9 @@ _ACTUALLY = re.compile(
     r"(?:is not|isn't|are not|aren't|was not|wasn't|were not|weren't|does not|doesn't|do not"
     r"|don't|did not|didn't|won't|will not)\b"
 )
+#: Words after "ruled out" that name nothing ("that is ruled out as well"): the subject is
+#: then before it, or the thought before (trial 23).
+_FILLER = re.compile(r"(?i)^\s*(?:as well|too|also|either|now|entirely|completely|for good)\b")
 #: A clause in which a retraction is only supposed ("if floats are not the cause", "whether
 #: ..., "unless ...").
 _CONDITIONAL = re.compile(r"(?i)\b(?:if|whether|unless|in case|suppose)\b")
@@ -45,6 +52,9 @@ _DOUBTED = re.compile(r"(?i)(?:\bnot|n't|\bnever|\byet)(?: been| be| yet)?\s*$")
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
 _CLAUSE_END = re.compile(r"(?i)[.,;:!?()\u2014]|\s(?:so|and|but|because|since|then|thus|while)\s")
 
+#: Where a sentence's clauses part for reading a guess: a semicolon, ", which", ", so", ",
+#: because", ", but" (not a colon: "Second hypothesis: X" voices X).
+_GUESS_PARTS = re.compile(r"(?i);\s|,\s*(?:which|so|because|but)\s")
 #: Fewest topic terms a bare retraction ("that's not it") shares with the thought before it.
 MIN_BARE_SHARED_TERMS = 2
 
@@ -90,14 +100,16 @@ def retracted_subjects(text: str) -> list[str | None]:
         elif m := _RULED_OUT.search(sentence):
             if _DOUBTED.search(sentence[: m.start()]):
                 continue
-            after = _clause_after(sentence[m.end() :])
-            subject = after if after.strip() else _clause_before(sentence[: m.start()])
+            after = _FILLER.sub("", _clause_after(sentence[m.end() :]))
+            subject = after if topic_terms([after]) else _clause_before(sentence[: m.start()])
         elif m := _ACTUALLY.search(sentence):
             subject = m.group("subject")
         elif m := _BARE.search(sentence):
             subject = None
         else:
             continue
+        if subject is not None and not topic_terms([subject]):
+            subject = None  # "that is ruled out as well": the thought before is meant
         if not _CONDITIONAL.search(_clause_before(sentence[: m.start()])):
             found.append(subject)
     return found
@@ -105,11 +117,14 @@ def retracted_subjects(text: str) -> list[str | None]:
 
 def _hedged_sentences(text: str) -> list[str]:
     # A negated guess ("maybe floats are not the cause") is left out: a later "floats are not
-    # the cause" confirms it.
+    # the cause" confirms it. A sentence is read clause by clause (`_GUESS_PARTS`): "My first
+    # hypothesis is clock skew: ... which freezegun does not patch" voices the guess in its
+    # first part, and the negation of a later clause is not the guess's (trial 23).
     return [
-        s
+        part
         for s in _sentences(text)
-        if SUSPICION.search(s) and NOT_TERM not in terms(s) and not retracted_subjects(s)
+        for part in _GUESS_PARTS.split(s)
+        if SUSPICION.search(part) and NOT_TERM not in terms(part) and not retracted_subjects(part)
     ]
 
 
@@ -170,3 +185,31 @@ def retracted_step(
         if best is not None:
             return best[1]
     return None
+
+
+def mark_retractions(steps: Sequence[StepDraft]) -> tuple[StepDraft, ...]:
+    """Return the steps with each thought that takes back an earlier guess rejecting it.
+
+    The same rule as a session's (`retracted_step`, applied as each thought arrives), for a
+    trajectory whose steps are read whole (SWE-agent, mini-swe-agent, OpenHands, ReAct; trial
+    23: "My first hypothesis is clock skew" ... "so clock skew is not the cause" left both
+    `asserted`): the retracted thought becomes a ``hypothesis`` and the retracting thought
+    `rejects` it, besides what it rejected already.
+
+    Args:
+        steps: a trace's steps in order.
+
+    Returns:
+        The steps, changed where a retraction was found (the same tuple's contents otherwise).
+    """
+    out = list(steps)
+    for i, step in enumerate(out):
+        if step.kind != StepKind.THOUGHT:
+            continue
+        rejected = {r for s in out[:i] for r in s.rejects}
+        retracted = retracted_step(out[:i], step.content, rejected)
+        if retracted is None:
+            continue
+        out[retracted] = replace(out[retracted], status=StepStatus.HYPOTHESIS)
+        out[i] = replace(step, rejects=(*step.rejects, retracted))
+    return tuple(out)

@@ -16,6 +16,7 @@ from service.domain.ingestion.formats.common import (
     tagged,
     truncate,
 )
+from service.domain.ingestion.formats.retraction import mark_retractions
 from service.domain.ingestion.formats.session import trim_observation
 from service.domain.ingestion.formats.submission import patch_observation, submission_conclusion
 from service.domain.models import (
@@ -141,7 +142,7 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
             key=stem,
             title=f"SWE-agent: {task.splitlines()[0][:100]}",
             observations=tuple(observations),
-            trace=TraceDraft(task=task, steps=tuple(steps), produced=produced),
+            trace=TraceDraft(task=task, steps=mark_retractions(steps), produced=produced),
             name=stem,
             extra={
                 "format": "swe-agent",
