@@ -46,6 +46,12 @@ CALL (t) {
         WHEN 'retracted' THEN closed_at
         WHEN 'superseded' THEN coalesce(replaced_at, latest.system_from)
         WHEN 'invalidated' THEN latest.valid_to
+        ELSE null END,
+      // When the change was recorded (system time): what "changed since the trace" compares.
+      recorded_at: CASE change
+        WHEN 'retracted' THEN closed_at
+        WHEN 'superseded' THEN coalesce(replaced_at, latest.system_from)
+        WHEN 'invalidated' THEN latest.system_from
         ELSE null END
     } END) AS cites
   }

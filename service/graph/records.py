@@ -115,7 +115,11 @@ class CiteRecord:
     Attributes:
         content: the cited version's text, or None when `hidden`.
         change: `invalidated`, `superseded`, `retracted`, or None while it holds.
-        changed_at: when it changed (timezone-aware UTC datetime), or None.
+        changed_at: when it changed (timezone-aware UTC datetime), or None: for an
+            invalidation the end of its valid time, which may lie before the trace.
+        recorded_at: when the change was recorded (system time), or None: a step is to revisit
+            when its evidence changed after the trace was recorded (trial 24: evidence
+            invalidated later with an earlier `valid_to` was "nothing to revisit").
         hidden: True when the cited memory's origin is not visible to the read (its content is
             left out; id, version, kind and whether it holds remain).
     """
@@ -128,6 +132,7 @@ class CiteRecord:
     change: str | None
     changed_at: datetime | None
     hidden: bool = False
+    recorded_at: datetime | None = None
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> CiteRecord:
@@ -141,6 +146,7 @@ class CiteRecord:
             change=row.get("change"),
             changed_at=row.get("changed_at"),
             hidden=bool(row.get("hidden", False)),
+            recorded_at=row.get("recorded_at"),
         )
 
 

@@ -150,7 +150,7 @@ class EvidenceDrift(MaintenanceJob):
                         _Cited(cite.memory_id, cite.version, cite.content or ""),
                     )
                     item.cited_by.append((trace.trace_id, step.index))
-                    since = cite.changed_at is None or cite.changed_at >= trace.system_from
+                    since = cite.recorded_at is None or cite.recorded_at >= trace.system_from
                     if cite.change is not None and since and item.change is None:
                         item.change, item.changed_at = cite.change, cite.changed_at
         accounted = set(row["accounted"] or ())

@@ -45,7 +45,7 @@ def drift_factor(lineage: Lineage, inputs: set[str]) -> tuple[float, int, int]:
             for cite in step.cites:
                 if cite.memory_id == decision_id:
                     continue
-                since = cite.changed_at is None or cite.changed_at >= trace.system_from
+                since = cite.recorded_at is None or cite.recorded_at >= trace.system_from
                 key = f"{cite.memory_id}@{cite.version}"
                 cited[key] = cited.get(key, False) or (cite.change is not None and since)
     if not cited:

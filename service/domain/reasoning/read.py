@@ -245,7 +245,7 @@ class TraceReader:
             for step in trace.steps:
                 for cite in step.cites:
                     if cite.change is not None and (
-                        cite.changed_at is None or cite.changed_at >= trace.system_from
+                        cite.recorded_at is None or cite.recorded_at >= trace.system_from
                     ):
                         revisit.append(
                             Revisit(
