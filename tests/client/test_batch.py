@@ -80,3 +80,31 @@ def test_async_batch(service: Service) -> None:
 
     result = asyncio.run(main())
     assert result.count == 3 and all(i.created for i in result.items)
+
+
+def test_a_conversation_is_written_with_its_episode_and_positions(client: Client) -> None:
+    """Trial 24: `MemoryCreate(episode=..., position=..., context=...)` was an ArgumentError, so
+    the README's integration path (turns in order) needed raw HTTP."""
+    token = unique("c").replace(" ", "")
+    turns = [
+        MemoryCreate(
+            kind="observation",
+            content=f"Maya {token}: I'm moving to Berlin in May",
+            episode=token,
+            position=0,
+        ),
+        MemoryCreate(
+            kind="observation", content=f"Tom {token}: Why Berlin?", episode=token, position=1
+        ),
+        MemoryCreate(
+            kind="observation",
+            content=f"Maya {token}: The new job at Tado is there",
+            episode=token,
+            position=2,
+            context="Session 1, 14 March 2023",
+        ),
+    ]
+    result = client.memories.batch(turns)
+    assert result.count == 3
+    stored = [client.memories.get(i.memory.memory_id) for i in result.items]
+    assert [(m.episode, m.position) for m in stored] == [(token, 0), (token, 1), (token, 2)]

@@ -47,6 +47,8 @@ class Memory(Answer):
     status: str | None = None
     trigger: str | None = None
     metadata: dict[str, Any] | None = None
+    episode: str | None = None
+    position: int | None = None
     change_reason: str | None = None
     retracted_reason: str | None = None
 

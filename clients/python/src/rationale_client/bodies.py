@@ -85,7 +85,10 @@ class MemoryCreate(Body):
     """Body of `POST /v1/memories` (and one item of `POST /v1/memories/batch`).
 
     A fact keyed by `subject` + `attribute` closes the valid time of the previous value.
-    Times must carry an offset (timezone-aware); the server stores them in UTC.
+    Times must carry an offset (timezone-aware); the server stores them in UTC. `episode` and
+    `position` place a turn in its conversation (the turn before is indexed with it as
+    context for lexical search); `context` is its immediate context in the material, never
+    part of `content` (trial 24: the client could not send them).
     """
 
     kind: MemoryKind
@@ -99,6 +102,9 @@ class MemoryCreate(Body):
     valid_to: AwareDatetime | None = None
     actor: str | None = None
     metadata: JsonObject | None = None
+    episode: str | None = Field(default=None, min_length=1, max_length=512)
+    position: int | None = Field(default=None, ge=0)
+    context: str | None = Field(default=None, min_length=1, max_length=2000)
 
 
 class MemoryUpdate(Body):
