@@ -47,6 +47,12 @@ MONTHS = frozenset(
 )
 #: Years (1800-2199): a date's part, not an identifier.
 _YEAR = re.compile(r"1[89][0-9]{2}|2[01][0-9]{2}")
+#: A date or a time written in digits: `2023-04`, `2023-04-15`, `2023-04-15T10:00`, `15/04/2023`,
+#: `15.04.23`, `10:30` (trial 24: "in 2023-04" was read as an identifier).
+_DIGIT_DATE = re.compile(
+    r"(?:1[89]|2[01])[0-9]{2}-[01]?[0-9](?:-[0-3]?[0-9](?:t[0-9:.]+z?)?)?"
+    r"|[0-3]?[0-9][/.][01]?[0-9][/.](?:[0-9]{2}|[0-9]{4})|[0-2]?[0-9]:[0-5][0-9](?::[0-5][0-9])?"
+)
 #: A query word written as a label joined to a number (`ADR-0045`, `ADR014`, `#1234`, `57`).
 _LABELLED = re.compile(r"(?P<label>[^\W\d_]+)?[-_#:]*(?P<number>[0-9]+)")
 #: Punctuation around a query word.
@@ -97,7 +103,8 @@ def numbers_asked(query: str) -> tuple[NumberAsked, ...]:
     """Return the numbers a query is about, or none when it is not about numbers.
 
     The query's words holding a digit count, except a date's (a year 1800-2199, a day beside a
-    month name: "May 3, 2023" asks for what happened then, which the memory holding it rarely
+    month name, a date or time in digits such as `2023-04-15` or `10:30`: "May 3, 2023" asks
+    for what happened then, which the memory holding it rarely
     says in words); when they are at least a third of the query's words the query is about
     them. A number's label is the letters joined to it (`ADR-0045`) or the word before it
     ("ADR 57", "issue #1234"). Repeats of one number count once (the query adds `45` beside
@@ -119,7 +126,11 @@ def numbers_asked(query: str) -> tuple[NumberAsked, ...]:
             counted += 1
             continue
         beside = {words[j].lower() for j in (i - 1, i + 1) if 0 <= j < len(words)}
-        if _YEAR.fullmatch(lower) or (lower.isdigit() and len(lower) <= 2 and beside & MONTHS):
+        if (
+            _YEAR.fullmatch(lower)
+            or _DIGIT_DATE.fullmatch(lower)
+            or (lower.isdigit() and len(lower) <= 2 and beside & MONTHS)
+        ):
             counted += 1
             continue
         parts = _LABELLED.fullmatch(lower)
