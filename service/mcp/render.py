@@ -325,6 +325,10 @@ def challenge(answer: Json) -> str:
     revisit = list(answer.get("revisit") or [])
     lines = [lineage(answer)]
     memory = answer.get("memory") or {}
+    if memory.get("kind") not in (None, "decision"):
+        lines.append(
+            f"Only a decision has a status to challenge: this {memory.get('kind')} was not changed."
+        )
     ended = memory.get("valid_to")
     if memory.get("kind") == "decision" and ended and _past(str(ended)):
         lines.append(f"This decision no longer holds (valid to {ended}): not marked challenged.")
@@ -356,7 +360,7 @@ def ranked(answer: Json, what: str) -> str:
         if item.get("has_reasoning"):
             notes.append("has reasoning")
         if item.get("lineage"):
-            notes.append(f"lineage {item['lineage']}")
+            notes.append("its reasoning: call lineage with this id")
         if item.get("current") is False:
             notes.append("closed version")
         if item.get("in_force") is False:

@@ -196,9 +196,11 @@ async def remember(
 ) -> CallToolResult:
     """Store a fact, decision, procedure or observation (scope write).
 
-    A fact with `subject` and `attribute` is keyed: a new value for the same key becomes a new
-    version of it. Remembering the same thing twice writes nothing (`created: false`). Returns
-    the memory with its memory_id, to cite from `record_reasoning`.
+    A fact with `subject` and `attribute` is keyed: a new value for the same key is a new memory
+    (its own memory_id), and the previous value's memory gets a version closed in valid time
+    (its `valid_to` is the new value's `valid_from`; `as_of` reads find either). Remembering the
+    same thing twice writes nothing (`created: false`). Returns the memory with its memory_id,
+    to cite from `record_reasoning`.
     """
     body = _args(
         kind=kind, content=content, subject=subject, attribute=attribute, confidence=confidence,

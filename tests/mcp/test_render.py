@@ -205,3 +205,11 @@ def test_a_challenge_of_a_decision_no_longer_in_force_says_so() -> None:
     later = {"memory": {**memory, "valid_to": "2999-01-01T00:00:00+00:00"}, "traces": []}
     assert "no longer holds" not in render.challenge(later)
     assert "no longer holds" not in render.challenge({"memory": memory, "traces": []})
+
+
+def test_a_challenge_of_another_kind_says_nothing_was_written() -> None:
+    """Trial 24: challenging a fact answered a lineage as if it had worked."""
+    fact = {"kind": "fact", "memory_id": "f1", "version": 1, "content": "Postgres 16"}
+    assert "this fact was not changed" in render.challenge({"memory": fact, "traces": []})
+    decision = {**fact, "kind": "decision"}
+    assert "was not changed" not in render.challenge({"memory": decision, "traces": []})
