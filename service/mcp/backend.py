@@ -39,6 +39,7 @@ TOOL_SCOPES: dict[str, str] = {
     "search": "read",
     "get_memory": "read",
     "history": "read",
+    "update_memory": "write",
     "lineage": "read",
     "challenge": "write",
     "dependents": "read",
@@ -87,6 +88,13 @@ class Backend(Protocol):
 
     async def history(self, memory_id: str) -> Json:
         """`GET /v1/memories/{id}/history` (scope read): `{items, count}`, oldest first."""
+        ...
+
+    async def update_memory(self, memory_id: str, version: int, body: Json) -> Json:
+        """`PATCH /v1/memories/{id}` with `If-Match: "<version>"` (scope write): the new version.
+
+        A `version` no longer current is 409 `memory.version_conflict` (`current_version`).
+        """
         ...
 
     async def lineage(self, memory_id: str, as_of: str | None, known_at: str | None) -> Json:

@@ -33,6 +33,7 @@ from service.schemas import (
     MemoryCreate,
     MemoryCreated,
     MemoryPublic,
+    MemoryUpdate,
     ReasonRequest,
     RecallRequest,
     RetrievalPublic,
@@ -144,7 +145,7 @@ class LocalBackend:
             req = _parse(RecallRequest, body)
             request = RetrievalRequest(
                 query=req.query, limit=req.limit, kinds=req.kinds, as_of=req.as_of,
-                known_at=req.known_at,
+                known_at=req.known_at, explain=req.explain,
             )  # fmt: skip
             return _ranked(self._services.retrieval.recall(self._principal.namespace, request))
 
@@ -158,7 +159,7 @@ class LocalBackend:
             request = RetrievalRequest(
                 query=req.query, limit=req.limit, kinds=req.kinds, as_of=req.as_of,
                 known_at=req.known_at, origins=req.origins,
-                include_superseded=req.include_superseded,
+                include_superseded=req.include_superseded, explain=req.explain,
             )  # fmt: skip
             return _ranked(self._services.retrieval.search(self._principal.namespace, request))
 
@@ -189,6 +190,19 @@ class LocalBackend:
         return await self._run(
             "read", MemoriesPublic, lambda: _listing(self._services.memories.history(ns, memory_id))
         )
+
+    async def update_memory(self, memory_id: str, version: int, body: Json) -> Json:
+        """A new version (scope write), as `PATCH /v1/memories/{id}` with `If-Match: <version>`."""
+
+        def call() -> Any:
+            req = _parse(MemoryUpdate, body)
+            changes = req.model_dump(exclude={"actor"}, exclude_unset=True)
+            updated = self._services.memories.update(
+                self._writer(req.actor), memory_id, version, changes
+            )
+            return asdict(updated)
+
+        return await self._run("write", MemoryPublic, call)
 
     async def lineage(self, memory_id: str, as_of: str | None, known_at: str | None) -> Json:
         """Versions, traces and outcomes (scope read), as `GET /v1/memories/{id}/lineage`."""

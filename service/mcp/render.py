@@ -6,7 +6,7 @@ quality issue's `step`, a trace's stored text), so the numbers a text shows are 
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from collections.abc import Mapping
 from typing import Any
 
 from service.errors import echo_ids
@@ -45,13 +45,18 @@ BRIEF_HEAD = 3
 BRIEF_STEP_CHARS = 600
 
 
+#: Memory texts a rendering already showed: (memory_id, content) -> the version whose line
+#: wrote it out.
+Texts = Mapping[tuple[str, str], int]
+
+
 def _cut(text: str, limit: int | None) -> str:
     if limit is None or len(text) <= limit:
         return text
     return f"{text[:limit]}... ({len(text) - limit} more characters)"
 
 
-def _hang(text: str, indent: str) -> str:
+def hang(text: str, indent: str) -> str:
     """Indent a text's later lines, so a multi-line memory or step reads as one item."""
     return text.replace("\n", "\n" + indent)
 
@@ -79,16 +84,9 @@ def _grouped(item: Json) -> list[str]:
     return notes
 
 
-def _when(value: Any) -> str:
+def when(value: Any) -> str:
+    """Return a time as REST sent it, or "now" for an open end (None)."""
     return str(value) if value else "now"
-
-
-def _past(iso: str) -> bool:
-    """Whether an ISO-8601 time with an offset (REST's form) is before now."""
-    try:
-        return datetime.fromisoformat(iso) <= datetime.now(UTC)
-    except ValueError:
-        return False
 
 
 def _provenance(m: Json) -> list[str]:
@@ -108,13 +106,14 @@ def _provenance(m: Json) -> list[str]:
     return notes
 
 
-def memory_line(m: Json, *, content: bool = True, limit: int | None = None) -> str:
+def memory_line(m: Json, *, same_as: int | None = None, limit: int | None = None) -> str:
     """Render one memory version on one line: kind, content, then id, version and its times.
 
     Args:
         m: a memory in the REST shape (`memory_id`, `version`, `kind`, `content`, times...).
-        content: False writes "same text" for the content (a later version of a memory
-            whose text the line before showed).
+        same_as: writes "same text as v<same_as>" for the content: a version of the memory
+            whose text a line above showed, with that version (trial 24: a decision's 4
+            versions and 3 traces wrote its text 10 times, 8.5k characters).
         limit: most characters of the content shown (None: all).
 
     Returns:
@@ -127,7 +126,7 @@ def memory_line(m: Json, *, content: bool = True, limit: int | None = None) -> s
         facts.append(f"key {m.get('subject')}.{m.get('attribute')}")
     if m.get("confidence") is not None:
         facts.append(f"confidence {m['confidence']:g}")
-    facts.append(f"valid {_when(m.get('valid_from'))} to {_when(m.get('valid_to'))}")
+    facts.append(f"valid {when(m.get('valid_from'))} to {when(m.get('valid_to'))}")
     if m.get("system_to"):
         facts.append(f"no longer believed since {m['system_to']}")
     if m.get("change_reason"):
@@ -135,7 +134,7 @@ def memory_line(m: Json, *, content: bool = True, limit: int | None = None) -> s
     if m.get("retracted_reason"):
         facts.append(f"retracted: {m['retracted_reason']}")
     facts.extend(_provenance(m))
-    text = _cut(str(m.get("content")), limit) if content else "same text"
+    text = _cut(str(m.get("content")), limit) if same_as is None else f"same text as v{same_as}"
     return f"[{m.get('kind')}] {text} ({', '.join(facts)})"
 
 
@@ -176,7 +175,7 @@ def step_lines(
         label = str(s.get("kind"))
         if s.get("status") in ("hypothesis", "rejected"):
             label += ", hypothesis"
-        content = _hang(_cut(str(s.get("content")), limit), indent + "   ")
+        content = hang(_cut(str(s.get("content")), limit), indent + "   ")
         line = f"{indent}{s.get('index', 0)}. [{label}] {content}"
         if s.get("rejected_by") is not None:
             line += f" (rejected by step {s['rejected_by']})"
@@ -190,10 +189,11 @@ def step_lines(
     return lines
 
 
-def trace(t: Json, indent: str = "", *, brief: bool = False) -> str:
+def trace(t: Json, indent: str = "", *, brief: bool = False, texts: Texts | None = None) -> str:
     """Render a reasoning trace: header, task, numbered steps, conclusion and what it produced.
 
-    With `brief` (a recall or search item) its steps and texts are cut as `step_lines` says.
+    With `brief` (a recall or search item) its steps and texts are cut as `step_lines` says;
+    `texts` are the memory texts shown above it (`produced_lines`).
     """
     quality = t.get("quality") or {}
     origin = (t.get("created_by") or {}).get("origin")
@@ -202,18 +202,20 @@ def trace(t: Json, indent: str = "", *, brief: bool = False) -> str:
     lines = [
         f"{indent}Reasoning trace {trace_id} (origin {origin}, "
         f"quality {quality.get('verdict')} {quality.get('score')})",
-        f"{indent}Task: {_hang(_cut(str(t.get('task')), limit), indent + '   ')}",
+        f"{indent}Task: {hang(_cut(str(t.get('task')), limit), indent + '   ')}",
         *step_lines(list(t.get("steps") or []), indent, brief=brief, trace_id=str(trace_id)),
     ]
     if t.get("conclusion"):
         lines.append(
-            f"{indent}Conclusion: {_hang(_cut(str(t['conclusion']), limit), indent + '   ')}"
+            f"{indent}Conclusion: {hang(_cut(str(t['conclusion']), limit), indent + '   ')}"
         )
-    lines.extend(produced_lines(list(t.get("produced") or []), indent, limit))
+    lines.extend(produced_lines(list(t.get("produced") or []), indent, limit, texts))
     return "\n".join(lines)
 
 
-def produced_lines(produced: list[Json], indent: str = "", limit: int | None = None) -> list[str]:
+def produced_lines(
+    produced: list[Json], indent: str = "", limit: int | None = None, texts: Texts | None = None
+) -> list[str]:
     """Render what a trace produced: each memory's produced version, then how it stands now.
 
     REST's `produced` holds the version the trace produced and, when the memory changed since,
@@ -225,22 +227,29 @@ def produced_lines(produced: list[Json], indent: str = "", limit: int | None = N
         produced: a trace's `produced` (REST shape).
         indent: prefix of every line.
         limit: most characters of each content shown (None: all).
+        texts: texts shown above (a lineage's versions): a version with one of them says
+            "same text as v<n>" instead.
 
     Returns:
         e.g. `Produced: [decision] Use a lock (id 3f..., v1, ..., no longer believed since ...)`
-        then `  Now: [decision] same text (id 3f..., v2, challenged, ...)`.
+        then `  Now: [decision] same text as v1 (id 3f..., v2, challenged, ...)`.
     """
+    known = texts or {}
     versions: dict[str, list[Json]] = {}
     for m in produced:
         versions.setdefault(str(m.get("memory_id")), []).append(m)
     lines = []
-    for found in versions.values():
+    for memory_id, found in versions.items():
         first, latest = found[0], found[-1]
-        shown_first = _hang(memory_line(first, limit=limit), indent + "   ")
+        said = known.get((memory_id, str(first.get("content"))))
+        shown_first = hang(memory_line(first, same_as=said, limit=limit), indent + "   ")
         lines.append(f"{indent}Produced: {shown_first}")
         if latest is not first:
-            same = latest.get("content") == first.get("content")
-            now = _hang(memory_line(latest, content=not same, limit=limit), indent + "     ")
+            if latest.get("content") == first.get("content"):
+                said = int(first.get("version") or 0) if said is None else said
+            else:
+                said = known.get((memory_id, str(latest.get("content"))))
+            now = hang(memory_line(latest, same_as=said, limit=limit), indent + "     ")
             lines.append(f"{indent}  Now: {now}")
     return lines
 
@@ -251,102 +260,6 @@ def recorded_trace(answer: Json) -> str:
     if answer.get("created", True):
         return text
     return "Already recorded (nothing written): the same reasoning is stored as\n" + text
-
-
-def lineage(answer: Json) -> str:
-    """Render a lineage: the memory, its versions, and each trace that produced any of them."""
-    versions = list(answer.get("versions") or [])
-    traces = list(answer.get("traces") or [])
-    lines = [f"Lineage of {_hang(memory_line(answer.get('memory') or {}), '   ')}"]
-    lines.append(f"Versions ({len(versions)}, oldest first):")
-    lines.extend(f"  {_hang(memory_line(v), '    ')}" for v in versions)
-    if not traces:
-        lines.append("No recorded reasoning produced it.")
-    for t in traces:
-        lines.append(trace(t))
-    record = answer.get("outcome_record") or {}
-    outcomes = list(answer.get("outcomes") or [])
-    if outcomes or (answer.get("memory") or {}).get("kind") == "decision":
-        lines.append(f"Outcomes: {record.get('summary') or len(outcomes)}")
-        lines.extend(f"- {_hang(outcome_line(o), '  ')}" for o in outcomes)
-    return "\n".join(lines)
-
-
-def outcome_line(o: Json) -> str:
-    """Render one outcome: result, what was observed, when, and its id."""
-    return (
-        f"{o.get('result')}: {o.get('content')} (observed {o.get('observed_at')}, "
-        f"id {o.get('outcome_id')})"
-    )
-
-
-def outcome(answer: Json) -> str:
-    """Render the answer to record_outcome: the outcome and what it did to the decision."""
-    verb = "Recorded" if answer.get("created", True) else "Already recorded (nothing written)"
-    lines = [f"{verb} outcome {outcome_line(answer)}"]
-    if answer.get("challenged"):
-        lines.append("It made the decision challenged: revisit its reasoning (see challenge).")
-    lines.append(f"Decision now: {_hang(memory_line(answer.get('decision') or {}), '   ')}")
-    return "\n".join(lines)
-
-
-def precedents(answer: Json) -> str:
-    """Render precedents, best first: the decision, its outcome record, reasoning in brief."""
-    items = list(answer.get("items") or [])
-    if not items:
-        return "No precedents."
-    lines = [f"{len(items)} precedent(s), best first:"]
-    for n, p in enumerate(items, 1):
-        record = p.get("outcome_record") or {}
-        lines.append(
-            f"{n}. {_hang(memory_line(p.get('decision') or {}), '   ')} "
-            f"(score {float(p.get('score', 0)):.3f}; "
-            f"outcomes: {record.get('summary') or 'none recorded'})"
-        )
-        for r in p.get("reasoning") or []:
-            said = f"Reasoning {r.get('trace_id')}: {r.get('task')} -> {r.get('conclusion')}"
-            lines.append(f"   {_hang(said, '     ')}")
-            for h in r.get("hypotheses") or []:
-                mark = (
-                    f" (rejected by step {h['rejected_by']}: {h.get('rejected_because')})"
-                    if h.get("rejected_by") is not None
-                    else f" ({h.get('status')})"
-                )
-                said = f"hypothesis, step {h.get('step')}: {h.get('content')}{mark}"
-                lines.append(f"   - {_hang(said, '     ')}")
-        terms = sorted({t for m in p.get("matched") or [] for t in m.get("shared_terms") or []})
-        if terms:
-            lines.append(f"   Matched on: {', '.join(terms)}")
-    return "\n".join(lines)
-
-
-def challenge(answer: Json) -> str:
-    """Render a challenge: the lineage, then the steps whose cited evidence has changed."""
-    revisit = list(answer.get("revisit") or [])
-    lines = [lineage(answer)]
-    memory = answer.get("memory") or {}
-    if memory.get("kind") not in (None, "decision"):
-        lines.append(
-            f"Only a decision has a status to challenge: this {memory.get('kind')} was not changed."
-        )
-    ended = memory.get("valid_to")
-    if memory.get("kind") == "decision" and ended and _past(str(ended)):
-        lines.append(f"This decision no longer holds (valid to {ended}): not marked challenged.")
-    if not revisit:
-        lines.append("Nothing to revisit: all cited evidence still holds.")
-    else:
-        lines.append(f"Steps to revisit ({len(revisit)}):")
-        lines.extend(
-            f"- trace {r.get('trace_id')} step {r.get('step')}: cited "
-            f"{r.get('memory_id')} v{r.get('version')} was {r.get('change')} at "
-            f"{_when(r.get('changed_at'))}"
-            for r in revisit
-        )
-    since = list(answer.get("outcomes_since") or [])
-    if since:
-        lines.append(f"Outcomes since the reasoning ({len(since)}):")
-        lines.extend(f"- {_hang(outcome_line(o), '  ')}" for o in since)
-    return "\n".join(lines)
 
 
 def ranked(answer: Json, what: str) -> str:
@@ -366,19 +279,67 @@ def ranked(answer: Json, what: str) -> str:
         if item.get("in_force") is False:
             notes.append("its conclusion no longer holds (superseded, invalidated or retracted)")
         notes.extend(_grouped(item))
+        why = [f"   {why_line(item['explain'])}"] if item.get("explain") else []
         if item.get("kind") == "reasoning":
-            lines.append(f"{n}. ({'; '.join(notes)})")
+            lines.extend([f"{n}. ({'; '.join(notes)})", *why])
             lines.append(trace(item, indent="   ", brief=True))
         else:
-            lines.append(f"{n}. {_hang(memory_line(item), '   ')} ({'; '.join(notes)})")
+            lines.extend([f"{n}. {hang(memory_line(item), '   ')} ({'; '.join(notes)})", *why])
     return "\n".join(lines)
+
+
+#: What `explain.identified` says: how the item holds the number the query is about.
+IDENTIFIED = {2: "holds the number asked about", 1: "holds the number asked about (bare)"}
+
+
+def _part(name: str, part: Any, raw: str) -> str | None:
+    """One list's share of the fused score: its contribution, else (RRF) its raw score."""
+    if not isinstance(part, dict):
+        return None
+    value = part.get("contribution")
+    if value is None:
+        value, name = part.get(raw), f"{name} {raw}"
+    return f"{name} {float(value or 0):.2f}"
+
+
+def why_line(explain: Json) -> str:
+    """Render REST's `explain` of one recall or search item as one compact line.
+
+    Args:
+        explain: the item's `explain` (`explain.explanation`'s shape: `lexical`, `vector`,
+            `task`, `neighbours`, `identified`, `matched_terms`, `context_terms`).
+
+    Returns:
+        e.g. `why: lexical 0.42 (matched: upload, test; via context: rows), vector 0.31,
+        task 0.10`: each list's contribution to the fused score (under RRF its raw score,
+        `lexical bm25 3.10`), the query words the memory's own text holds and those only its
+        indexed context holds.
+    """
+    terms = [
+        f"{label}: {', '.join(str(t) for t in explain.get(key) or [])}"
+        for label, key in (("matched", "matched_terms"), ("via context", "context_terms"))
+        if explain.get(key)
+    ]
+    said = f" ({'; '.join(terms)})" if terms else ""
+    lexical = _part("lexical", explain.get("lexical"), "bm25")
+    parts = [lexical + said if lexical else "no lexical match" + said]
+    for name, raw in (("vector", "similarity"), ("task", "similarity")):
+        part = _part(name, explain.get(name), raw)
+        if part:
+            parts.append(part)
+    if explain.get("neighbours"):
+        parts.append(f"episode neighbours {float(explain['neighbours']):.2f}")
+    identified = explain.get("identified")
+    if identified is not None:
+        parts.append(IDENTIFIED.get(int(identified), "lacks the number asked about"))
+    return "why: " + ", ".join(parts)
 
 
 def record(answer: Json) -> str:
     """Render `get_memory`'s answer: a memory on one line, a trace whole (every step)."""
     if answer.get("kind") == "reasoning" and "steps" in answer:
         return trace(answer)
-    return _hang(memory_line(answer), "  ")
+    return hang(memory_line(answer), "  ")
 
 
 def memories(answer: Json, title: str) -> str:
@@ -386,14 +347,26 @@ def memories(answer: Json, title: str) -> str:
     items = list(answer.get("items") or [])
     if not items:
         return f"{title}: none."
-    lines = [f"{n}. {_hang(memory_line(m), '   ')}" for n, m in enumerate(items, 1)]
+    lines = [f"{n}. {hang(memory_line(m), '   ')}" for n, m in enumerate(items, 1)]
     return "\n".join([f"{title} ({len(items)}):", *lines])
 
 
 def created(answer: Json) -> str:
     """Render the answer to remember: the memory, and whether it was new."""
     verb = "Created" if answer.get("created", True) else "Already known (nothing written)"
-    return f"{verb}: {_hang(memory_line(answer), '  ')}"
+    return f"{verb}: {hang(memory_line(answer), '  ')}"
+
+
+def updated(answer: Json, version: int) -> str:
+    """Render the answer to update_memory: the new version, or that nothing differed.
+
+    Args:
+        answer: the memory as REST's `PATCH` answers it.
+        version: the version the caller sent (`If-Match`): the answer is that version when
+            every field sent already held its value (nothing written).
+    """
+    verb = "Updated" if answer.get("version") != version else "Nothing changed (same values)"
+    return f"{verb}: {hang(memory_line(answer), '  ')}"
 
 
 def ingest(answer: Json) -> str:
@@ -434,6 +407,11 @@ def error(exc: BackendError) -> str:
             lines.append(
                 f"- [{issue.get('severity')}] {issue.get('code')}{at}: {issue.get('message')}"
             )
+    if exc.code == "memory.version_conflict":
+        lines.append(
+            "Nothing was written: the memory changed since you read it. Read it again "
+            "(get_memory), then retry with its current version if your change still applies."
+        )
     missing = exc.extra.get("missing")
     if isinstance(missing, list) and missing:
         lines.append(f"Missing: {echo_ids([str(m) for m in missing])}")

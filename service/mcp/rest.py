@@ -152,10 +152,17 @@ class RestBackend:
         await self._client.aclose()
 
     async def _send(
-        self, method: str, path: str, body: Json | None = None, params: Json | None = None
+        self,
+        method: str,
+        path: str,
+        body: Json | None = None,
+        params: Json | None = None,
+        headers: dict[str, str] | None = None,
     ) -> Json:
         try:
-            response = await self._client.request(method, path, json=body, params=params)
+            response = await self._client.request(
+                method, path, json=body, params=params, headers=headers
+            )
         except httpx.TransportError as exc:
             raise BackendError(
                 503, "service.unreachable", f"cannot reach {self._client.base_url}: {exc}"
@@ -182,6 +189,7 @@ class RestBackend:
         tail: str = "",
         body: Json | None = None,
         params: Json | None = None,
+        headers: dict[str, str] | None = None,
     ) -> Json:
         """Send a request on `/v1/memories/{memory_id}{tail}`, an odd id as `UNROUTABLE_ID`.
 
@@ -191,7 +199,7 @@ class RestBackend:
         odd = "/" in memory_id or (memory_id == "batch" and not tail)
         routed = UNROUTABLE_ID if odd else segment(memory_id)
         try:
-            return await self._send(method, f"/v1/memories/{routed}{tail}", body, params)
+            return await self._send(method, f"/v1/memories/{routed}{tail}", body, params, headers)
         except BackendError as exc:
             if routed != UNROUTABLE_ID or not isinstance(exc.detail, str):
                 raise
@@ -226,6 +234,12 @@ class RestBackend:
     async def history(self, memory_id: str) -> Json:
         """`GET /v1/memories/{id}/history`."""
         return await self._about("GET", memory_id, "/history")
+
+    async def update_memory(self, memory_id: str, version: int, body: Json) -> Json:
+        """`PATCH /v1/memories/{id}` with `If-Match: "<version>"`."""
+        return await self._about(
+            "PATCH", memory_id, body=body, headers={"If-Match": f'"{version}"'}
+        )
 
     async def lineage(self, memory_id: str, as_of: str | None, known_at: str | None) -> Json:
         """`GET /v1/memories/{id}/lineage?as_of=&known_at=`."""

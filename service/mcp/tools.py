@@ -18,29 +18,28 @@ from typing import Annotated, Any, Literal, cast
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase
-from mcp.types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
+from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
 from pydantic import Field, ValidationError
 
 from service.json_types import JsonInt
-from service.mcp import render
+from service.mcp import render, render_lineage
 from service.mcp.arguments import (
     INGEST_FORMATS,
     STRICT,
     Actor,
     AnyKind,
     IngestFormat,
-    KeyPart,
     MemoryId,
-    MemoryKind,
     OriginName,
     ProducedArg,
     Reason,
     StepArg,
     Time,
 )
-from service.mcp.backend import TOOL_SCOPES, Backend, BackendError, Json, read_whole
+from service.mcp.backend import TOOL_SCOPES, BackendError, read_whole
+from service.mcp.calls import BackendFor, body_of, call, refusal
+from service.mcp.memory_tools import invalidate, remember, retract, update_memory
 
-BackendFor = Callable[["Context[Any, Any]"], Awaitable[Backend]]
 #: Checks the caller's key before a call's arguments are looked at; raises `BackendError`.
 Authenticate = Callable[[], Awaitable[None]]
 
@@ -48,8 +47,8 @@ INSTRUCTIONS = """Rationale is agent memory that keeps why next to what. Store f
 procedures and observations with `remember`; store how you reached a decision with
 `record_reasoning` (steps, the evidence each cites by memory_id, hypotheses you ruled out). Before
 acting, `recall` what is relevant. To question a past decision, read its `lineage` or `challenge`
-it (which lists the steps whose evidence has since changed). Everything is scoped to the
-namespace of your API key."""
+it (which lists the steps whose evidence has since changed); to correct a memory, `update_memory`
+with the version you read. Everything is scoped to the namespace of your API key."""
 
 
 class RationaleServer(MCPServer[Any]):
@@ -104,7 +103,7 @@ class RationaleServer(MCPServer[Any]):
             if context is not None and name in TOOL_SCOPES:
                 await (await self.backend_for(context)).require(TOOL_SCOPES[name])
         except BackendError as exc:
-            return _refusal(exc)
+            return refusal(exc)
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
@@ -113,101 +112,12 @@ class RationaleServer(MCPServer[Any]):
             errors = exc.__cause__.errors(
                 include_url=False, include_context=False, include_input=False
             )
-            return _refusal(BackendError(422, "input.invalid", errors))
+            return refusal(BackendError(422, "input.invalid", errors))
 
 
 def describe(fn: Callable[..., Any]) -> str:
     """Return a tool's description: its docstring, `{formats}` replaced by the ingest formats."""
     return inspect.cleandoc(fn.__doc__ or "").replace("{formats}", INGEST_FORMATS)
-
-
-def _refusal(exc: BackendError) -> CallToolResult:
-    """Return the tool error of a refusal: its rendering, and the REST error body plus status."""
-    return CallToolResult(
-        content=[TextContent(type="text", text=render.shown(render.error(exc)))],
-        structured_content={"error": exc.body()},
-        is_error=True,
-    )
-
-
-def _args(**values: Any) -> Json:
-    """Return the request body: the given arguments without the unset (None) ones."""
-    return {k: v for k, v in values.items() if v is not None}
-
-
-async def _call(
-    ctx: Context[Any, Any], op: Callable[[Backend], Awaitable[Json]], text: Callable[[Json], str]
-) -> CallToolResult:
-    server = ctx.mcp_server
-    assert isinstance(server, RationaleServer)
-    try:
-        answer = await op(await server.backend_for(ctx))
-    except BackendError as exc:
-        return _refusal(exc)
-    return CallToolResult(
-        content=[TextContent(type="text", text=render.shown(text(answer)))],
-        structured_content=answer,
-    )
-
-
-async def remember(
-    ctx: Context[Any, Any],
-    kind: Annotated[MemoryKind, Field(description="fact, decision, procedure or observation.")],
-    content: Annotated[str, Field(min_length=1, description="The memory's text.")],
-    subject: Annotated[KeyPart, Field(description="Key subject of a fact, e.g. alice.")] = None,
-    attribute: Annotated[
-        KeyPart, Field(description="Key attribute of a fact, e.g. home_district.")
-    ] = None,
-    confidence: Annotated[float | None, Field(ge=0, le=1, description="In [0, 1].")] = None,
-    status: Annotated[
-        Literal["active", "challenged"] | None,
-        Field(
-            description="A decision's status; default active (to retract, use the retract tool)."
-        ),
-    ] = None,
-    trigger: Annotated[
-        str | None, Field(max_length=2000, description="When a procedure applies.")
-    ] = None,
-    valid_from: Time = None,
-    valid_to: Time = None,
-    metadata: Annotated[dict[str, Any] | None, Field(description="Free JSON metadata.")] = None,
-    actor: Actor = None,
-    episode: Annotated[
-        str | None,
-        Field(
-            min_length=1,
-            max_length=512,
-            description="The conversation, session or document it came from.",
-        ),
-    ] = None,
-    position: Annotated[
-        Annotated[JsonInt, Field(ge=0)] | None,
-        Field(description="Its 0-based place in `episode`."),
-    ] = None,
-    context: Annotated[
-        str | None,
-        Field(
-            min_length=1,
-            max_length=2000,
-            description="Its immediate context in the material (e.g. its section), indexed "
-            "with it for lexical search; never part of `content`.",
-        ),
-    ] = None,
-) -> CallToolResult:
-    """Store a fact, decision, procedure or observation (scope write).
-
-    A fact with `subject` and `attribute` is keyed: a new value for the same key is a new memory
-    (its own memory_id), and the previous value's memory gets a version closed in valid time
-    (its `valid_to` is the new value's `valid_from`; `as_of` reads find either). Remembering the
-    same thing twice writes nothing (`created: false`). Returns the memory with its memory_id,
-    to cite from `record_reasoning`.
-    """
-    body = _args(
-        kind=kind, content=content, subject=subject, attribute=attribute, confidence=confidence,
-        status=status, trigger=trigger, valid_from=valid_from, valid_to=valid_to,
-        metadata=metadata, actor=actor, episode=episode, position=position, context=context,
-    )  # fmt: skip
-    return await _call(ctx, lambda b: b.remember(body), render.created)
 
 
 async def record_reasoning(
@@ -234,18 +144,25 @@ async def record_reasoning(
     repetitive or unsupported traces: the tool error names each issue and its step, so fix them
     and call again. Returns the trace and what it produced.
     """
-    body = _args(
+    body = body_of(
         task=task, steps=[s.model_dump(exclude_none=True) for s in steps],
         produced=produced.model_dump(exclude_none=True) if produced else None,
         produced_memory_id=produced_memory_id, self_assessment=self_assessment, actor=actor,
     )  # fmt: skip
-    return await _call(ctx, lambda b: b.record_reasoning(body), render.recorded_trace)
+    return await call(ctx, lambda b: b.record_reasoning(body), render.recorded_trace)
 
 
 Query = Annotated[str, Field(min_length=1, description="What you need, in plain words.")]
 Limit = Annotated[JsonInt, Field(ge=1, le=100, description="At most this many items, 1..100.")]
 Kinds = Annotated[
     list[AnyKind] | None, Field(min_length=1, description="Only these kinds (at least one).")
+]
+Explain = Annotated[
+    bool,
+    Field(
+        description="Also say why each item matched: one line with the lexical, vector and task "
+        "contributions and the query words it holds."
+    ),
 ]
 
 
@@ -256,14 +173,18 @@ async def recall(
     kinds: Kinds = None,
     as_of: Time = None,
     known_at: Time = None,
+    explain: Explain = False,
 ) -> CallToolResult:
     """Recall what is relevant as context: current, valid memories and whole traces (scope read).
 
     Ranked best first; an item produced by reasoning says so (`has_reasoning`, its lineage path).
-    `as_of` asks what was true at that time, `known_at` what was believed then.
+    `as_of` asks what was true at that time, `known_at` what was believed then; `explain` adds
+    a "why:" line to each item.
     """
-    body = _args(query=query, limit=limit, kinds=kinds, as_of=as_of, known_at=known_at)
-    return await _call(ctx, lambda b: b.recall(body), lambda a: render.ranked(a, "recall"))
+    body = body_of(
+        query=query, limit=limit, kinds=kinds, as_of=as_of, known_at=known_at, explain=explain
+    )
+    return await call(ctx, lambda b: b.recall(body), lambda a: render.ranked(a, "recall"))
 
 
 async def search(
@@ -280,27 +201,29 @@ async def search(
     ] = False,
     as_of: Time = None,
     known_at: Time = None,
+    explain: Explain = False,
 ) -> CallToolResult:
-    """Look memories up explicitly, with each item's origin; maintenance proposals included (scope read)."""
-    body = _args(
+    """Look memories up explicitly, with each item's origin; maintenance proposals included (scope read).
+
+    `explain` adds a "why:" line to each item.
+    """
+    body = body_of(
         query=query, limit=limit, kinds=kinds, origins=origins,
-        include_superseded=include_superseded, as_of=as_of, known_at=known_at,
+        include_superseded=include_superseded, as_of=as_of, known_at=known_at, explain=explain,
     )  # fmt: skip
-    return await _call(ctx, lambda b: b.search(body), lambda a: render.ranked(a, "search"))
+    return await call(ctx, lambda b: b.search(body), lambda a: render.ranked(a, "search"))
 
 
 async def get_memory(
     ctx: Context[Any, Any], memory_id: MemoryId, as_of: Time = None, known_at: Time = None
 ) -> CallToolResult:
     """Read one memory: the current version, or the one believed at `known_at` about `as_of`; a reasoning trace comes whole, every step in order (scope read)."""
-    return await _call(ctx, lambda b: read_whole(b, memory_id, as_of, known_at), render.record)
+    return await call(ctx, lambda b: read_whole(b, memory_id, as_of, known_at), render.record)
 
 
 async def history(ctx: Context[Any, Any], memory_id: MemoryId) -> CallToolResult:
     """List every version of a memory, oldest first, with its times and provenance (scope read)."""
-    return await _call(
-        ctx, lambda b: b.history(memory_id), lambda a: render.memories(a, "Versions")
-    )
+    return await call(ctx, lambda b: b.history(memory_id), render_lineage.history)
 
 
 async def lineage(
@@ -313,7 +236,7 @@ async def lineage(
     `as_of` (valid time) shows the version valid then and only the outcomes observed by then;
     `known_at` (system time) only what was recorded by then.
     """
-    return await _call(ctx, lambda b: b.lineage(memory_id, as_of, known_at), render.lineage)
+    return await call(ctx, lambda b: b.lineage(memory_id, as_of, known_at), render_lineage.lineage)
 
 
 async def challenge(
@@ -323,42 +246,16 @@ async def challenge(
 
     A decision becomes `challenged` (a new version); revisit the listed steps.
     """
-    body = _args(reason=reason, actor=actor)
-    return await _call(ctx, lambda b: b.challenge(memory_id, body), render.challenge)
+    body = body_of(reason=reason, actor=actor)
+    return await call(ctx, lambda b: b.challenge(memory_id, body), render_lineage.challenge)
 
 
 async def dependents(ctx: Context[Any, Any], memory_id: MemoryId) -> CallToolResult:
     """List the decisions resting on reasoning that cites this memory (scope read)."""
-    return await _call(
+    return await call(
         ctx,
         lambda b: b.dependents(memory_id),
         lambda a: render.memories(a, "Decisions resting on it"),
-    )
-
-
-async def invalidate(
-    ctx: Context[Any, Any],
-    memory_id: MemoryId,
-    reason: Reason,
-    valid_to: Time = None,
-    actor: Actor = None,
-) -> CallToolResult:
-    """Record that a memory stopped being true at `valid_to` (default now); history keeps it (scope write)."""
-    body = _args(reason=reason, valid_to=valid_to, actor=actor)
-    return await _call(
-        ctx,
-        lambda b: b.invalidate(memory_id, body),
-        lambda a: "Invalidated: " + render.memory_line(a),
-    )
-
-
-async def retract(
-    ctx: Context[Any, Any], memory_id: MemoryId, reason: Reason, actor: Actor = None
-) -> CallToolResult:
-    """Withdraw a memory that should never have been believed; history keeps it (scope write)."""
-    body = _args(reason=reason, actor=actor)
-    return await _call(
-        ctx, lambda b: b.retract(memory_id, body), lambda a: "Retracted: " + render.memory_line(a)
     )
 
 
@@ -377,8 +274,8 @@ async def ingest(
     Formats (`format`): {formats}. Ingesting the same content again creates nothing.
     Returns what was created, per kind, with each trace's quality.
     """
-    body = _args(content=content, source_name=source_name, format=format)
-    return await _call(ctx, lambda b: b.ingest(body), render.ingest)
+    body = body_of(content=content, source_name=source_name, format=format)
+    return await call(ctx, lambda b: b.ingest(body), render.ingest)
 
 
 async def record_outcome(
@@ -398,8 +295,10 @@ async def record_outcome(
     A failure or mixed outcome makes an active decision `challenged` (a new version), so its
     reasoning gets revisited. Recording the same outcome again writes nothing.
     """
-    body = _args(result=result, content=content, observed_at=observed_at, cites=cites, actor=actor)
-    return await _call(ctx, lambda b: b.record_outcome(decision_id, body), render.outcome)
+    body = body_of(
+        result=result, content=content, observed_at=observed_at, cites=cites, actor=actor
+    )
+    return await call(ctx, lambda b: b.record_outcome(decision_id, body), render_lineage.outcome)
 
 
 async def find_precedents(
@@ -422,8 +321,8 @@ async def find_precedents(
     Use it before deciding: how it went last time (successes, failures), which hypotheses were
     ruled out and why, and why each precedent matched.
     """
-    body = _args(situation=situation, limit=limit, kinds=kinds, as_of=as_of, known_at=known_at)
-    return await _call(ctx, lambda b: b.find_precedents(body), render.precedents)
+    body = body_of(situation=situation, limit=limit, kinds=kinds, as_of=as_of, known_at=known_at)
+    return await call(ctx, lambda b: b.find_precedents(body), render_lineage.precedents)
 
 
 _READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -438,6 +337,7 @@ TOOLS: tuple[tuple[Callable[..., Awaitable[CallToolResult]], ToolAnnotations], .
     (search, _READ),
     (get_memory, _READ),
     (history, _READ),
+    (update_memory, _ADD),
     (lineage, _READ),
     (challenge, _ADD),
     (dependents, _READ),

@@ -79,6 +79,7 @@ async def test_read_only_key_is_refused_on_write_tools(connect: Connect, service
         "remember": {"kind": "fact", "content": unique("read-only keys write nothing")},
         "record_reasoning": {"task": "t", "steps": [{"kind": "conclusion", "content": "c"}]},
         "challenge": {"memory_id": decision, "reason": "r"},
+        "update_memory": {"memory_id": evidence["log"], "version": 1, "content": "edited"},
         "invalidate": {"memory_id": evidence["log"], "reason": "r"},
         "retract": {"memory_id": evidence["log"], "reason": "r"},
         "ingest": {"content": unique("some notes"), "source_name": "n.md"},
@@ -92,6 +93,7 @@ async def test_read_only_key_is_refused_on_write_tools(connect: Connect, service
         assert lineage["memory"]["status"] == "active"  # the refused challenge wrote nothing
         memory, _ = await ok(reader, "get_memory", memory_id=evidence["log"])
         assert memory["valid_to"] is None and memory["system_to"] is None
+        assert memory["version"] == 1  # the refused update wrote nothing
         await ok(reader, "recall", query="test_upload")
 
 
@@ -106,6 +108,7 @@ async def test_a_key_without_the_scope_is_refused_before_its_arguments(
         "ingest": {"content": 3},
         "record_outcome": {"decision_id": "x", "result": "maybe"},
         "challenge": {"memory_id": ""},
+        "update_memory": {"memory_id": "x", "version": "1"},
     }
     async with connect(service.key_a_read) as reader:
         for tool, args in bad.items():

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from service.mcp import render
+from service.mcp import render, render_lineage
 from service.mcp.backend import BackendError
 
 STEPS = [
@@ -27,11 +27,11 @@ def test_steps_are_numbered_by_index() -> None:
 
 
 def test_revisit_hypothesis_and_quality_issue_steps_are_indexes() -> None:
-    challenged = render.challenge(
+    challenged = render_lineage.challenge(
         {"memory": {}, "revisit": [{"trace_id": "t", "step": 2, "memory_id": "m", "version": 1}]}
     )
     assert "- trace t step 2: cited m v1" in challenged
-    precedents = render.precedents(
+    precedents = render_lineage.precedents(
         {
             "items": [
                 {
@@ -92,7 +92,7 @@ def test_a_produced_memory_that_changed_is_one_item_with_how_it_stands_now() -> 
     text = render.trace({"trace_id": "t", "task": "pick a queue", "produced": produced})
     assert text.count("Produced:") == 2
     assert text.count("Use Kafka") == 1
-    assert "  Now: [decision] same text (id d1, v2, challenged," in text
+    assert "  Now: [decision] same text as v1 (id d1, v2, challenged," in text
     changed = [produced[0], {**produced[1], "content": "Use RabbitMQ"}]
     assert "  Now: [decision] Use RabbitMQ (id d1, v2," in render.trace({"produced": changed})
 
@@ -170,7 +170,7 @@ def test_a_multi_line_decision_stays_inside_the_lineage_text() -> None:
         "version": 1,
         "content": "Use a lock\nfor setup",
     }
-    text = render.lineage({"memory": decision, "versions": [decision], "traces": []})
+    text = render_lineage.lineage({"memory": decision, "versions": [decision], "traces": []})
     assert "Lineage of [decision] Use a lock\n   for setup" in text
     assert "\n  [decision] Use a lock\n    for setup (id d1" in text
     assert "\nfor setup" not in text
@@ -190,7 +190,7 @@ def test_precedents_and_a_single_memory_keep_later_lines_indented() -> None:
         "conclusion": "port reused\nso wait",
         "hypotheses": [{"step": 1, "content": "a leak\nasync", "status": "hypothesis"}],
     }
-    text = render.precedents({"items": [{"decision": decision, "reasoning": [reasoning]}]})
+    text = render_lineage.precedents({"items": [{"decision": decision, "reasoning": [reasoning]}]})
     lines = text.splitlines()
     assert lines[1].startswith("1. [decision] Wait")
     assert not [line for line in lines[2:] if not line.startswith(" ")], text
@@ -201,15 +201,96 @@ def test_a_challenge_of_a_decision_no_longer_in_force_says_so() -> None:
     """Trial 22: a superseded ADR's challenge gave no hint that the decision had ended."""
     memory = {"kind": "decision", "memory_id": "d1", "version": 2, "content": "Use Redis"}
     ended = {"memory": {**memory, "valid_to": "2024-11-20T00:00:00+00:00"}, "traces": []}
-    assert "This decision no longer holds (valid to 2024-11-20" in render.challenge(ended)
+    assert "This decision no longer holds (valid to 2024-11-20" in render_lineage.challenge(ended)
     later = {"memory": {**memory, "valid_to": "2999-01-01T00:00:00+00:00"}, "traces": []}
-    assert "no longer holds" not in render.challenge(later)
-    assert "no longer holds" not in render.challenge({"memory": memory, "traces": []})
+    assert "no longer holds" not in render_lineage.challenge(later)
+    assert "no longer holds" not in render_lineage.challenge({"memory": memory, "traces": []})
 
 
 def test_a_challenge_of_another_kind_says_nothing_was_written() -> None:
     """Trial 24: challenging a fact answered a lineage as if it had worked."""
     fact = {"kind": "fact", "memory_id": "f1", "version": 1, "content": "Postgres 16"}
-    assert "this fact was not changed" in render.challenge({"memory": fact, "traces": []})
+    assert "this fact was not changed" in render_lineage.challenge({"memory": fact, "traces": []})
     decision = {**fact, "kind": "decision"}
-    assert "was not changed" not in render.challenge({"memory": decision, "traces": []})
+    assert "was not changed" not in render_lineage.challenge({"memory": decision, "traces": []})
+
+
+WHY = {
+    "fusion": "weighted",
+    "fused": 0.83,
+    "lexical": {"bm25": 3.1, "normalised": 0.7, "contribution": 0.42},
+    "vector": {"similarity": 0.8, "normalised": 0.775, "contribution": 0.31},
+    "task": {"similarity": 0.6, "normalised": 0.5, "contribution": 0.1},
+    "neighbours": None,
+    "identified": None,
+    "matched_terms": ["upload", "test"],
+    "context_terms": ["rows"],
+}
+
+
+def test_an_explained_item_says_why_in_one_line() -> None:
+    """Trial 24: MCP recall had no `explain`; the text says why, not the raw dict."""
+    item = {"kind": "fact", "memory_id": "f1", "version": 1, "content": "x", "explain": WHY}
+    text = render.ranked({"items": [item]}, "recall")
+    assert text.splitlines()[2] == (
+        "   why: lexical 0.42 (matched: upload, test; via context: rows), vector 0.31, task 0.10"
+    )
+    assert "why:" not in render.ranked({"items": [{**item, "explain": None}]}, "recall")
+    rrf = {
+        **WHY,
+        "lexical": None,
+        "vector": {"similarity": 0.81, "normalised": None, "contribution": None},
+        "task": None,
+        "matched_terms": [],
+        "context_terms": [],
+        "identified": 0,
+    }
+    assert render.why_line(rrf) == (
+        "why: no lexical match, vector similarity 0.81, lacks the number asked about"
+    )
+    trace = {"kind": "reasoning", "trace_id": "t1", "task": "t", "steps": [], "explain": WHY}
+    assert render.ranked({"items": [trace]}, "search").splitlines()[2].startswith("   why: ")
+
+
+def _version(n: int, content: str, **more: object) -> dict[str, object]:
+    return {"memory_id": "d1", "version": n, "kind": "decision", "content": content, **more}
+
+
+def test_a_lineage_writes_a_version_text_only_when_it_changed() -> None:
+    """Trial 24: 4 versions and 3 traces wrote a decision's text in every line (8.5k chars)."""
+    text = "Use a lock around the temp directory " * 5
+    versions = [
+        _version(1, text),
+        _version(2, text, status="challenged"),
+        _version(3, text, status="active"),
+        _version(4, "Give each worker its own directory"),
+    ]
+    traces = [
+        {"trace_id": f"t{i}", "task": "why", "produced": [versions[i - 1], versions[3]]}
+        for i in (1, 2, 3)
+    ]
+    answer = {"memory": versions[3], "versions": versions, "traces": traces}
+    shown = render_lineage.lineage(answer)
+    assert shown.count(text) == 1
+    assert "\n  [decision] same text as v1 (id d1, v2, challenged," in shown
+    assert "\n  [decision] same text as v1 (id d1, v3, active," in shown
+    assert shown.count("Produced: [decision] same text as v1 (id d1, v") == 3
+    assert shown.count("  Now: [decision] same text as v4 (id d1, v4,") == 3
+    assert len(shown) < 1_800
+    history = render_lineage.history({"items": versions, "count": 4})
+    assert history.count(text) == 1 and history.startswith("Versions (4):")
+    assert "\n2. [decision] same text as v1 (id d1, v2," in history
+    back = [*versions, _version(5, text)]  # the first text again: written again
+    assert render_lineage.history({"items": back}).count(text) == 2
+
+
+def test_a_version_conflict_says_to_read_the_memory_again() -> None:
+    conflict = BackendError(
+        409, "memory.version_conflict", "memory d1 is at version 3, not 2", {"current_version": 3}
+    )
+    text = render.error(conflict)
+    assert text.startswith("Refused: memory.version_conflict (HTTP 409): memory d1 is at version 3")
+    assert "Read it again (get_memory)" in text
+    assert "Read it again" not in render.error(BackendError(409, "conflict", "already"))
+    assert render.updated(_version(3, "x"), 2).startswith("Updated: [decision] x (id d1, v3")
+    assert render.updated(_version(2, "x"), 2).startswith("Nothing changed (same values): ")

@@ -21,6 +21,7 @@ TOOLS = {
     "search",
     "get_memory",
     "history",
+    "update_memory",
     "lineage",
     "challenge",
     "dependents",
