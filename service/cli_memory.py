@@ -129,16 +129,17 @@ def remember(
     RATIONALE_MAX_BATCH_ITEMS, each batch one embedding call and one transaction (all or
     nothing), exactly as `POST /v1/memories/batch`. Prints what was created and what existed.
     `-` reads standard input. A UTF-8 BOM and CRLF line ends are accepted (as `ingest` does).
-    Exit code 2 on bad input (the line is named), 1 when Neo4j or the model fails.
+    Exit code 2 on bad input (every line at fault is named), 1 when Neo4j or the model fails.
     """
     import json
 
     from pydantic import ValidationError
 
     from service.domain.memories import Writer
-    from service.domain.memories.batch import BatchItem, create_many
+    from service.domain.memories.batch import create_many
+    from service.domain.memories.batch_checks import BatchItem
     from service.domain.models import NewMemory
-    from service.errors import InvalidInputError, RationaleError, TooLargeError
+    from service.errors import InvalidInputError, PositionTaken, RationaleError, TooLargeError
     from service.json_types import strict_loads
     from service.origins import Origin
     from service.schemas import MemoryCreate
@@ -190,10 +191,13 @@ def remember(
         for at in range(0, len(items), size):
             try:
                 outcomes = create_many(services.memories, items[at : at + size], size)
-            except (InvalidInputError, TooLargeError) as exc:
-                index = exc.extra.get("index")
-                where = f"{name}:{lines[at + index]}" if isinstance(index, int) else name
-                typer.echo(f"{where}: {exc.message} ({exc.code})", err=True)
+            except (InvalidInputError, TooLargeError, PositionTaken) as exc:
+                # One line per problem, each at its line of the file (`errors`: every item).
+                for problem in exc.extra.get("errors") or [exc.extra]:
+                    index = problem.get("index")
+                    where = f"{name}:{lines[at + index]}" if isinstance(index, int) else name
+                    message = problem.get("detail", exc.message)
+                    typer.echo(f"{where}: {message} ({problem.get('code', exc.code)})", err=True)
                 raise typer.Exit(2) from exc
             created += sum(o.created for o in outcomes)
             existing += sum(not o.created for o in outcomes)

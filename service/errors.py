@@ -96,10 +96,26 @@ class StateConflict(ConflictError):
     code = "conflict"
 
 
+class PositionTaken(ConflictError):
+    """A stored current memory holds the episode and position written to, with other content.
+
+    A position is one turn's place in its episode: a different text there is another turn,
+    not a new version (`PATCH` changes a turn); the same text is an idempotent repeat.
+    """
+
+    code = "memory.position_taken"
+
+
 class InvalidInputError(RationaleError, ValueError):
     """Input is well-formed JSON but breaks a domain rule."""
 
     code = "input.invalid"
+
+
+class PositionClash(InvalidInputError):
+    """Two items of one batch put different content at the same episode and position."""
+
+    code = "input.position_clash"
 
 
 class MissingReference(InvalidInputError):

@@ -22,7 +22,7 @@ from service.api.hosts import HOST_NOT_ALLOWED
 from service.domain.idempotency import IdempotencyInFlight
 from service.errors import MAX_DETAIL_CHARS as MAX_DETAIL_CHARS
 from service.errors import bounded_detail as bounded_detail
-from service.schemas import ErrorBody, QualityOut
+from service.schemas import ErrorBody, ItemError, QualityOut
 
 log = logging.getLogger(__name__)
 
@@ -123,14 +123,44 @@ def _finite(value: object, depth: int = 0) -> object:
     return value
 
 
-def first_item_index(issues: Sequence[Any]) -> int | None:
-    """Return the lowest `i` of the issues located in a body's `items[i]` (a batch), or None."""
-    found = [
-        loc[2]
-        for loc in (tuple(issue.get("loc", ())) for issue in issues if isinstance(issue, dict))
-        if len(loc) >= 3 and loc[:2] == ("body", "items") and type(loc[2]) is int
-    ]
-    return min(found) if found else None
+class BatchValidationError(RequestValidationError):
+    """A batch the schema refused, plus the rule problems of the items the schema let through.
+
+    Raised by `api.batch_route.BatchRoute` in place of FastAPI's error, so one 422 names every
+    invalid item (`errors`), not only those the schema caught.
+
+    Args:
+        exc: FastAPI's validation error.
+        item_errors: `batch_checks.item_errors` of the other items' problems.
+    """
+
+    def __init__(self, exc: RequestValidationError, item_errors: list[dict[str, Any]]) -> None:
+        super().__init__(exc.errors(), body=exc.body, endpoint_ctx=exc.endpoint_ctx)
+        self.item_errors = item_errors
+
+
+def item_issue_errors(issues: Sequence[Any]) -> list[dict[str, Any]]:
+    """Return the issues located in a body's `items[i]` as a batch refusal's `errors` entries.
+
+    Each is `{index, code: "input.invalid", detail: "<field>: <msg>", loc}`, `loc` within the
+    item (`["position"]`; empty for the item as a whole).
+    """
+    found = []
+    for issue in issues:
+        loc = tuple(issue.get("loc", ())) if isinstance(issue, dict) else ()
+        if len(loc) >= 3 and loc[:2] == ("body", "items") and type(loc[2]) is int:
+            within = [part for part in loc[3:] if isinstance(part, str | int)]
+            field = ".".join(str(part) for part in within)
+            msg = bounded_detail(str(issue.get("msg", "invalid")))
+            found.append(
+                {
+                    "index": loc[2],
+                    "code": "input.invalid",
+                    "detail": f"{field}: {msg}" if field else msg,
+                    "loc": within,
+                }
+            )
+    return found
 
 
 async def handle_validation_error(request: Request, exc: Exception) -> JSONResponse:
@@ -138,14 +168,20 @@ async def handle_validation_error(request: Request, exc: Exception) -> JSONRespo
 
     The echoed `input` is bounded (`_finite`) before it is encoded, whatever its nesting. An
     invalid item of a batch (`items[i]`) is also named by `index`, the lowest such `i`, as a
-    batch's domain errors name it.
+    batch's domain errors name it, and every problem of every item is listed in `errors`
+    (`{index, code, detail}`, by index): the schema's, and, on the batch route, those the
+    domain finds in the other items (`BatchValidationError`).
     """
     assert isinstance(exc, RequestValidationError)
     issues = exc.errors()
     body: dict[str, Any] = {"detail": jsonable_encoder(_finite(issues)), "code": "input.invalid"}
-    index = first_item_index(issues)
-    if index is not None:
-        body["index"] = index
+    errors_list = item_issue_errors(issues)
+    if isinstance(exc, BatchValidationError):
+        errors_list += exc.item_errors
+    if errors_list:
+        errors_list.sort(key=lambda entry: int(entry["index"]))
+        body["index"] = errors_list[0]["index"]
+        body["errors"] = jsonable_encoder(_finite(errors_list))
     return AsciiJSONResponse(body, status_code=422)
 
 
@@ -257,6 +293,11 @@ class RequestInvalidBody(BaseModel):
     index: int | None = Field(
         default=None,
         description="For a batch: the lowest `i` of the issues in `items[i]` (absent otherwise).",
+    )
+    errors: list[ItemError] | None = Field(
+        default=None,
+        description="For a batch: every problem of every invalid item, by index (the schema's "
+        "issues and the rules the other items break); absent otherwise.",
     )
 
 

@@ -203,6 +203,8 @@ class ProducedDraft:
     subject: str | None = None
     attribute: str | None = None
     status: str | None = None
+    #: When it became true (timezone-aware UTC); None: when the reasoning happened.
+    valid_from: datetime | None = None
 
 
 @dataclass(frozen=True)

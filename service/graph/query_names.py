@@ -44,6 +44,7 @@ class QueryName(StrEnum):
     MEMORY_CREATE_VERSION = "memory/create_version"
     MEMORY_FIND_EQUAL_MEMORIES = "memory/find_equal_memories"
     MEMORY_FIND_EQUAL_MEMORY = "memory/find_equal_memory"
+    MEMORY_FIND_TAKEN_PLACES = "memory/find_taken_places"
     MEMORY_FIRST_OUTCOME = "memory/first_outcome"
     MEMORY_GET_KEY_CURRENT = "memory/get_key_current"
     MEMORY_GET_MEMORY = "memory/get_memory"

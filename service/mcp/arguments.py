@@ -90,3 +90,9 @@ class ProducedArg(BaseModel):
     confidence: float | None = Field(default=None, ge=0, le=1, description="In [0, 1].")
     subject: KeyPart = Field(default=None, description="Key subject (facts).")
     attribute: KeyPart = Field(default=None, description="Key attribute (facts).")
+    valid_from: Time = Field(
+        default=None,
+        description="When it became true, if before now (ISO 8601 with an offset, e.g. "
+        "2024-05-01T00:00:00Z): a decision taken or a fact holding since then. Default now; "
+        "not in the future.",
+    )

@@ -162,6 +162,30 @@ class ActorRef(BaseModel):
     actor: str = Field(description="Free-form writer name.", examples=["agent:ci-triage"])
 
 
+class ItemError(BaseModel):
+    """One problem of one item of a batch refusal (`errors`)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    index: int = Field(description="The item's position in the request, from 0.")
+    code: str = Field(description="The problem's stable code.", examples=["input.invalid"])
+    detail: str = Field(
+        description="What is wrong with it.", examples=["content: must not be blank"]
+    )
+    loc: list[str | int] | None = Field(
+        default=None,
+        description='A problem the schema found: where, within the item (`["position"]`).',
+    )
+    memory_id: str | None = Field(
+        default=None,
+        description="`memory.position_taken`: the stored memory that holds the item's place.",
+    )
+    same_place_as: int | None = Field(
+        default=None,
+        description="`input.position_clash`: the earlier item holding the same place.",
+    )
+
+
 class ErrorBody(BaseModel):
     """Every error answer: a message and a stable dotted code, and what locates the fault.
 
@@ -175,7 +199,16 @@ class ErrorBody(BaseModel):
     detail: Any
     code: str
     index: int | None = Field(
-        default=None, description="A batch refusal: the position of the item at fault, from 0."
+        default=None,
+        description="A batch refusal: the position of the (first) item at fault, from 0.",
+    )
+    errors: list[ItemError] | None = Field(
+        default=None,
+        description="A batch refusal: every problem of every item at fault, by index.",
+    )
+    memory_id: str | None = Field(
+        default=None,
+        description="A 409 `memory.position_taken`: the stored memory holding the place.",
     )
     step: int | None = Field(
         default=None, description="A trace refusal: the position of the step at fault, from 0."

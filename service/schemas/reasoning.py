@@ -17,6 +17,7 @@ from service.schemas.common import (
     JsonObject,
     MemoryKind,
     Strict,
+    UtcDatetime,
 )
 from service.schemas.memories import MemoryPublic
 
@@ -45,6 +46,15 @@ class ProducedIn(Strict):
     confidence: float | None = Field(default=None, ge=0, le=1, strict=True)
     subject: str | None = Field(default=None, min_length=1, max_length=512)
     attribute: str | None = Field(default=None, min_length=1, max_length=512)
+    valid_from: UtcDatetime | None = Field(
+        default=None,
+        description=(
+            "When it became true (ISO 8601 with offset), e.g. a decision taken or a fact that "
+            "held before the reasoning was recorded; default the recording time. Not in the "
+            "future (60 s of clock skew allowed): 422. The trace itself is still recorded now."
+        ),
+        examples=["2026-12-01T12:00:00Z"],
+    )
 
 
 class TraceCreate(Strict):

@@ -423,3 +423,25 @@ async def test_the_same_reasoning_again_says_it_was_already_recorded(
     assert first["created"] is True and text.startswith("Reasoning trace")
     assert again["created"] is False and again["trace_id"] == first["trace_id"]
     assert text_again.startswith("Already recorded (nothing written)")
+
+
+async def test_record_reasoning_takes_the_produced_memory_s_valid_from(
+    connect: Connect, service: Service
+) -> None:
+    async with connect(service.key_a) as client:
+        ev = await observation(client, f"pg_upgrade log: cluster on PostgreSQL 17 {uuid.uuid4()}")
+        trace, _ = await ok(
+            client,
+            "record_reasoning",
+            task="Which PostgreSQL version does the payments service run?",
+            steps=[
+                {"kind": "observation", "content": "pg_upgrade log: on 17", "cites": [ev]},
+                {"kind": "conclusion", "content": "The payments service runs PostgreSQL 17"},
+            ],
+            produced={
+                "content": "Run the payments service on PostgreSQL 17",
+                "valid_from": "2024-05-01T12:00:00Z",
+            },
+        )
+        assert trace["produced"][0]["valid_from"].startswith("2024-05-01T12:00:00")
+        assert not trace["system_from"].startswith("2024-05-01")

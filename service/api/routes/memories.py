@@ -11,11 +11,13 @@ from fastapi.responses import JSONResponse
 from starlette.convertors import StringConvertor, register_url_convertor
 
 from service.api.auth_gate import ScopedRoute
+from service.api.batch_route import BatchRoute
 from service.api.deps import ReadPrincipal, ServicesDep, WritePrincipal, user_writer
 from service.api.errors import error_responses
 from service.api.idempotent import IDEMPOTENCY_KEY, respond
 from service.api.links import memory_links
-from service.domain.memories.batch import BatchItem, create_many
+from service.domain.memories.batch import create_many
+from service.domain.memories.batch_checks import BatchItem
 from service.domain.models import NewMemory
 from service.domain.text import INT64_MAX
 from service.errors import (
@@ -23,6 +25,8 @@ from service.errors import (
     EmbeddingError,
     InvalidInputError,
     MemoryNotFound,
+    PositionClash,
+    PositionTaken,
     StateConflict,
     TooLargeError,
     VersionConflict,
@@ -96,12 +100,20 @@ _CREATED_AGAIN: dict[int | str, dict[str, Any]] = {
     status_code=201,
     response_model=MemoryCreated,
     openapi_extra=IDEMPOTENCY_KEY,
-    responses={**_CREATED_AGAIN, **error_responses(*_CREATE_ERRORS, body=True, idempotent=True)},
+    responses={
+        **_CREATED_AGAIN,
+        **error_responses(*_CREATE_ERRORS, PositionTaken, body=True, idempotent=True),
+    },
 )
 def create_memory(
     body: MemoryCreate, request: Request, services: ServicesDep, principal: WritePrincipal
 ) -> JSONResponse:
-    """Create a fact, decision, procedure or observation (200 with `created: false` on a repeat)."""
+    """Create a fact, decision, procedure or observation (200 with `created: false` on a repeat).
+
+    A position is one turn's place in its episode: when a current memory holds the same
+    `episode` and `position` with other content, the write is a 409 `memory.position_taken`
+    naming it (`memory_id`); change that turn with PATCH, or retract it to free the place.
+    """
 
     def call() -> tuple[int, object]:
         memory, created = services.memories.create(
@@ -112,33 +124,23 @@ def create_memory(
     return respond(services, principal, request, body, call)
 
 
-@router.post(
-    "/batch",
-    status_code=201,
-    response_model=MemoryBatchCreated,
-    openapi_extra=IDEMPOTENCY_KEY,
-    responses={
-        200: {
-            "model": MemoryBatchCreated,
-            "description": "Every item existed already.",
-            **memory_links("/items/0/memory/memory_id"),
-        },
-        201: memory_links("/items/0/memory/memory_id"),
-        **error_responses(*_CREATE_ERRORS, body=True, idempotent=True),
-    },
-)
 def create_memories(
     body: MemoryBatchCreate, request: Request, services: ServicesDep, principal: WritePrincipal
 ) -> JSONResponse:
     """Create many memories in one transaction, all or nothing (201; 200 when none was new).
 
-    Every item is validated first: an invalid one is a 422 (or 413 over a size limit) naming
-    its index (`items[3]: ...`, `index`), and nothing is written; so is an item refused as it
-    is written (a keyed fact whose `valid_to` runs into the next value of its key). The items are embedded in one
-    model call and written in order in one transaction, each as `POST /v1/memories` would:
-    `created: false` for an equal current memory (stored before or earlier in the batch),
-    keyed facts applied in order. More than RATIONALE_MAX_BATCH_ITEMS items (default 1000) is
-    a 413. `Idempotency-Key` replays the first answer.
+    Every item is validated first, and one refusal names every invalid item: 422 with `index`
+    (the first) and `errors` (`{index, code, detail}` per problem, schema issues and domain
+    rules together; 413 when every problem is a size limit), and nothing is written; so is an
+    item refused as it is written (a keyed fact whose `valid_to` runs into the next value of
+    its key). A position is one turn's place in its episode: two items with the same
+    `episode` and `position` and different content are a 422 `input.position_clash`; an item
+    whose place a current stored memory holds with other content is a 409
+    `memory.position_taken` naming it (`memory_id`); the same content there is a repeat. The
+    items are embedded in one model call and written in order in one transaction, each as
+    `POST /v1/memories` would: `created: false` for an equal current memory (stored before or
+    earlier in the batch), keyed facts applied in order. More than RATIONALE_MAX_BATCH_ITEMS
+    items (default 1000) is a 413. `Idempotency-Key` replays the first answer.
     """
 
     def call() -> tuple[int, object]:
@@ -157,6 +159,28 @@ def create_memories(
         return status, {"items": answer, "count": len(answer)}
 
     return respond(services, principal, request, body, call)
+
+
+router.add_api_route(
+    "/batch",
+    create_memories,
+    methods=["POST"],
+    status_code=201,
+    response_model=MemoryBatchCreated,
+    openapi_extra=IDEMPOTENCY_KEY,
+    responses={
+        200: {
+            "model": MemoryBatchCreated,
+            "description": "Every item existed already.",
+            **memory_links("/items/0/memory/memory_id"),
+        },
+        201: memory_links("/items/0/memory/memory_id"),
+        **error_responses(
+            *_CREATE_ERRORS, PositionClash, PositionTaken, body=True, idempotent=True
+        ),
+    },
+    route_class_override=BatchRoute,
+)
 
 
 #: The 200 of a memory read or write: its version as an entity tag, for `If-Match`.

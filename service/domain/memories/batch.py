@@ -1,7 +1,10 @@
 """Batch writes: many memories validated first, embedded in one call, written in one transaction.
 
 `POST /v1/memories/batch` (DESIGN §11). Every item is checked before anything is embedded or
-written, so an invalid item names its index and leaves the graph untouched; the items are then
+written, so the refusal names every invalid item (`batch_checks`: index, code, detail) and
+leaves the graph untouched, as it does items putting another turn at a taken place (`places`:
+two items of the batch, or an item and a stored memory, with the same episode and position and
+different content); the items are then
 created in request order inside one write transaction (all or nothing), each through the same
 `MemoryService.create_in` as a single write, so content idempotency and the keyed-fact rule apply
 exactly as they do one by one, and an item equal to an earlier item of the same batch comes back
@@ -11,28 +14,22 @@ as that memory with `created` False.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
+from service.domain.memories.batch_checks import BatchItem, batch_refusal, item_rows
 from service.domain.memories.locks import lock_contents
+from service.domain.memories.places import place_of, taken_places
 from service.domain.memories.public import Memory, memory_public
 from service.domain.memories.rows import utcnow
 from service.domain.memories.store import MemoryService, equality_of
-from service.domain.models import KIND_LABELS, WRITABLE_KINDS, Kind, NewMemory, Writer
+from service.domain.models import KIND_LABELS, Kind
 from service.domain.text.lexical import lexical_context, search_text
 from service.embeddings import Embedder
-from service.errors import ConflictError, InvalidInputError, RationaleError, TooLargeError
+from service.errors import ConflictError, InvalidInputError, TooLargeError
 from service.graph.query_names import QueryName
 from service.graph.records import MemoryRecord
 from service.graph.repository import Runner, Tx
-
-
-@dataclass(frozen=True)
-class BatchItem:
-    """One memory of a batch: who writes it and what to create."""
-
-    writer: Writer
-    memory: NewMemory
 
 
 @dataclass(frozen=True)
@@ -49,11 +46,6 @@ class BatchOutcome:
     index: int
     created: bool
     memory: Memory
-
-
-def _with_index(exc: RationaleError, index: int) -> RationaleError:
-    """Return the same error class with the item's index in its message and `extra`."""
-    return type(exc)(f"items[{index}]: {exc.message}", extra={**exc.extra, "index": index})
 
 
 def _equal_stored(runner: Runner, rows: list[dict[str, Any]]) -> dict[int, MemoryRecord]:
@@ -118,13 +110,20 @@ def _write(
     go one by one through `create_in`, which applies the keyed-fact rule in request order.
 
     Raises:
+        PositionTaken: items whose place a current memory of other content holds, checked
+            under the place locks (409, all of them named: `batch_refusal`).
         InvalidInputError, ConflictError: a keyed item was refused as it was written (its
             `valid_to` runs into the next value of its key; a value it closes was changed
             concurrently): the same class, its index in the message and in `extra["index"]`
             as `create_many`'s checks name one; the transaction rolls back.
     """
-    now = rows[0]["system_from"]
-    lock_contents(tx, rows[0]["namespace"], [row for row in rows if row["subject"] is None], now)
+    now, namespace = rows[0]["system_from"], rows[0]["namespace"]
+    unkeyed = [row for row in rows if row["subject"] is None]
+    places = [p for p in map(place_of, rows) if p is not None]
+    lock_contents(tx, namespace, unkeyed, now, places=places)
+    taken = taken_places(tx, namespace, list(enumerate(rows)))
+    if taken:
+        raise batch_refusal(taken)
     stored = _equal_stored(tx, rows)
     results: dict[int, tuple[MemoryRecord, bool]] = {}
     first: dict[tuple[str, str, str | None, int | None], int] = {}
@@ -160,7 +159,7 @@ def _write(
         try:
             results[i] = memories.create_in(tx, rows[i], now, items[i].writer)
         except (InvalidInputError, TooLargeError, ConflictError) as exc:
-            raise _with_index(exc, i) from exc  # e.g. its valid_to runs into the next value
+            raise batch_refusal([(i, exc)]) from exc  # e.g. its valid_to runs into the next value
     _as_they_end(tx, rows, keyed, results)
     return [results[i] for i in range(len(rows))]
 
@@ -210,10 +209,13 @@ def create_many(
         One outcome per item, in request order.
 
     Raises:
-        TooLargeError: more than `max_items` items (413), or an item over a size limit (its
-            index in the message and in `extra["index"]`).
-        InvalidInputError: no items, or an item breaks a rule, checked first or as it is
-            written (422, its index named); nothing is written.
+        TooLargeError: more than `max_items` items (413), or items over a size limit and no
+            other problem (each index in the message and in `extra["errors"]`).
+        InvalidInputError: no items, or items break rules, checked first (every invalid item
+            named: `batch_checks.batch_refusal`; `PositionClash` when two items put different
+            content at one place) or as it is written (422); nothing is written.
+        PositionTaken: items whose place (`episode`, `position`) a current memory of other
+            content holds (409, every such item named); nothing is written.
         ConflictError: a keyed item's write collided with a concurrent one (409, its index
             named); nothing is written.
         EmbeddingError: the model failed (503); nothing is written.
@@ -222,20 +224,14 @@ def create_many(
         raise InvalidInputError("items: send at least one memory")
     if len(items) > max_items:
         raise TooLargeError(f"items: {len(items)} memories, over the batch limit of {max_items}")
-    now = utcnow()
-    rows: list[dict[str, Any]] = []
-    for index, item in enumerate(items):
-        fields = asdict(item.memory)
-        kind, content = fields.pop("kind"), fields.pop("content")
-        try:
-            if kind not in {k.value for k in WRITABLE_KINDS}:
-                raise InvalidInputError(f"kind: {kind!r} cannot be created here")
-            # An empty embedding defers encoding: the whole batch is encoded in one call below.
-            rows.append(
-                memories.new_props(item.writer, kind, content, now=now, embedding=[], **fields)
-            )
-        except (InvalidInputError, TooLargeError) as exc:
-            raise _with_index(exc, index) from exc
+    rows_at, problems = item_rows(memories, list(enumerate(items)), utcnow())
+    if problems:
+        raise batch_refusal(problems)
+    rows = [row for _, row in rows_at]
+    # A place held by other content is refused before the model runs (again under the locks).
+    taken = taken_places(memories.graph, rows[0]["namespace"], rows_at)
+    if taken:
+        raise batch_refusal(taken)
     # Rows equal to a stored memory need no embedding; the transaction checks again.
     stored = _equal_stored(memories.graph, rows)
     _embed(memories.embedder, [row for i, row in enumerate(rows) if i not in stored])

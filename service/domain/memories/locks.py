@@ -35,7 +35,20 @@ def content_stripe(props: Mapping[str, Any]) -> int:
     return int.from_bytes(digest, "big") % CONTENT_STRIPES
 
 
-def lock_contents(tx: Tx, namespace: str, rows: Iterable[Mapping[str, Any]], now: datetime) -> None:
+def place_stripe(episode: str, position: int) -> int:
+    """Return the lock stripe of a place in material (`episode`, `position`), as `content_stripe`."""
+    key = "\x1f".join(("place", episode, str(position)))
+    digest = hashlib.blake2b(key.encode("utf-8"), digest_size=4).digest()
+    return int.from_bytes(digest, "big") % CONTENT_STRIPES
+
+
+def lock_contents(
+    tx: Tx,
+    namespace: str,
+    rows: Iterable[Mapping[str, Any]],
+    now: datetime,
+    places: Iterable[tuple[str, int]] = (),
+) -> None:
     """Take the content locks of `rows` in `tx` (held until it ends), in ascending stripe order.
 
     Call before looking for an equal memory: a concurrent equal write then runs after this
@@ -46,8 +59,12 @@ def lock_contents(tx: Tx, namespace: str, rows: Iterable[Mapping[str, Any]], now
         namespace: the rows' namespace.
         rows: memory rows (see `content_stripe`); none takes no lock.
         now: the write's system time (stamped on the lock node).
+        places: `(episode, position)` places to lock too (`place_stripe`), in the same
+            sorted call, so that two writes to one place run one after the other.
     """
-    stripes = sorted({content_stripe(row) for row in rows})
+    stripes = sorted(
+        {content_stripe(row) for row in rows} | {place_stripe(e, p) for e, p in places}
+    )
     if stripes:
         tx.run(
             QueryName.MEMORY_LOCK_CONTENTS,

@@ -12,6 +12,10 @@ from service.domain.text import check_json, normalise_for_match
 from service.domain.text.lexical import identifier_parts, namespace_token, search_text
 from service.errors import InvalidInputError, TooLargeError
 
+#: How far past the server's clock a time the caller says has already happened may be (its
+#: clock runs ahead): an outcome's `observed_at`, a reasoning's `produced.valid_from`.
+CLOCK_SKEW = timedelta(seconds=60)
+
 #: Properties a new version copies from the one before unless the change sets them.
 VERSIONED_FIELDS = (
     "namespace",

@@ -8,11 +8,13 @@ a new value closes the previous value's valid time at its own `valid_from`.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import asdict
 from datetime import datetime
 from typing import Any
 
 from service.domain.memories.keyed import after_key_values, check_keyed_period, place_keyed_value
 from service.domain.memories.locks import lock_contents, lock_key
+from service.domain.memories.places import create_at_place
 from service.domain.memories.public import Memory, memory_public
 from service.domain.memories.rows import (
     build_memory_row,
@@ -271,29 +273,19 @@ class MemoryService(MemoryVersions):
 
         Raises:
             InvalidInputError, TooLargeError: see `new_props`.
+            PositionTaken: a current memory of other content holds its place (`places`).
         """
-        kind = body.kind
+        fields = asdict(body)
+        kind, content = fields.pop("kind"), fields.pop("content")
         if kind not in {k.value for k in WRITABLE_KINDS}:
             raise InvalidInputError(f"kind: {kind!r} cannot be created here")
         now = utcnow()
-        props = self.new_props(
-            writer,
-            kind,
-            body.content,
-            now=now,
-            subject=body.subject,
-            attribute=body.attribute,
-            confidence=body.confidence,
-            status=body.status,
-            trigger=body.trigger,
-            metadata=body.metadata,
-            valid_from=body.valid_from,
-            valid_to=body.valid_to,
-            episode=body.episode,
-            position=body.position,
-            context=body.context,
+        props = self.new_props(writer, kind, content, now=now, **fields)
+        record, created = self.graph.write(
+            lambda tx: create_at_place(
+                lambda t: self.create_in(t, props, now, writer), tx, props, now
+            )
         )
-        record, created = self.graph.write(lambda tx: self.create_in(tx, props, now, writer))
         return memory_public(record), created
 
     def update(

@@ -12,12 +12,13 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from service.domain.memories import Memory, MemoryService, Writer, iso_utc, memory_public, utcnow
 from service.domain.memories.cited import cited_memories
 from service.domain.memories.locks import lock_contents
+from service.domain.memories.rows import CLOCK_SKEW
 from service.domain.memories.versions import RACE_BACKOFF_S
 from service.domain.models import Kind
 from service.domain.outcomes.models import CHALLENGING, NewOutcome, Outcome, OutcomeResult
@@ -36,8 +37,9 @@ MAX_OUTCOME_CITES = 50
 
 
 #: How far past the server's clock an outcome's `observed_at` may be (the caller's clock runs
-#: ahead); later is a future observation, refused (`check_observed_at`).
-MAX_CLOCK_SKEW = timedelta(seconds=60)
+#: ahead); later is a future observation, refused (`check_observed_at`). Shared with a
+#: reasoning's `produced.valid_from` (`reasoning.drafts.clean_draft`).
+MAX_CLOCK_SKEW = CLOCK_SKEW
 
 
 def check_observed_at(observed_at: datetime, decision: MemoryRecord, now: datetime) -> None:

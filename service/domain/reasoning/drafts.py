@@ -6,8 +6,10 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from datetime import datetime
 from typing import Any
 
+from service.domain.memories.rows import CLOCK_SKEW, iso_utc, utcnow
 from service.domain.models import (
     Assessment,
     DecisionStatus,
@@ -70,7 +72,8 @@ def clean_draft(draft: TraceDraft, *, max_steps: int, max_chars: int) -> TraceDr
     Raises:
         InvalidInputError: no steps, bad kinds/statuses, a `rejects` index that is not an
             earlier step, a step marked rejected that no later step rejects, both `produced`
-            and `produced_memory_id`.
+            and `produced_memory_id`, a `produced.valid_from` in the future
+            (`check_produced_start`).
         TooLargeError: too many steps or a text over the limit.
     """
     if not draft.steps:
@@ -111,12 +114,35 @@ def clean_draft(draft: TraceDraft, *, max_steps: int, max_chars: int) -> TraceDr
         steps.append(replace(step, content=content, cites=cites, rejects=rejects))
     produced = draft.produced
     if produced is not None:
+        check_produced_start(produced.valid_from, utcnow())
         produced = replace(
             produced,
             content=clean_text(produced.content, field="produced.content", max_chars=max_chars),
         )
     task = clean_text(draft.task, field="task", max_chars=max_chars)
     return replace(draft, task=task, steps=tuple(steps), produced=produced)
+
+
+def check_produced_start(valid_from: datetime | None, now: datetime) -> None:
+    """Refuse a produced memory's `valid_from` in the future (past `now` plus `CLOCK_SKEW`).
+
+    Reasoning records what it led to once it did: a decision taken, a fact found to hold,
+    possibly since before the trace is recorded (trial 24: "PostgreSQL 17 since 2026-12-01",
+    recorded on 12-05). A start still to come is not what the reasoning produced.
+
+    Args:
+        valid_from: the produced memory's start (timezone-aware UTC), or None (the default).
+        now: the server's time (timezone-aware UTC).
+
+    Raises:
+        InvalidInputError: `valid_from` is later than `now` plus `CLOCK_SKEW`.
+    """
+    if valid_from is not None and valid_from > now + CLOCK_SKEW:
+        raise InvalidInputError(
+            f"produced.valid_from: {iso_utc(valid_from)} is in the future (the server's time is "
+            f"{iso_utc(now)}, allowing {CLOCK_SKEW.seconds} s of clock skew); reasoning "
+            "records what it led to once it did"
+        )
 
 
 def draft_from_body(body: Mapping[str, Any]) -> TraceDraft:

@@ -364,7 +364,7 @@ class ReasoningService(TraceReader):
             attribute=produced.attribute,
             confidence=produced.confidence,
             status=produced.status,
-            valid_from=valid_from,
+            valid_from=produced.valid_from or valid_from,
         )
 
     def _cited(self, tx: Tx, namespace: str, draft: TraceDraft) -> dict[str, CitedMemory]:

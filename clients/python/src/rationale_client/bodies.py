@@ -146,13 +146,14 @@ class StepIn(Body):
 
 
 class ProducedIn(Body):
-    """A memory the trace creates (usually a decision)."""
+    """A memory the trace creates (usually a decision); `valid_from`: when it became true."""
 
     kind: MemoryKind = "decision"
     content: str = Field(min_length=1)
     confidence: float | None = Field(default=None, ge=0, le=1)
     subject: str | None = Field(default=None, min_length=1, max_length=512)
     attribute: str | None = Field(default=None, min_length=1, max_length=512)
+    valid_from: AwareDatetime | None = None
 
 
 class TraceCreate(Body):
