@@ -37,6 +37,19 @@ def verdict(observed: str, concluded: str) -> str:
             "the payments host is reachable from the VPN",
         ),
         ("the worker is disconnected from the queue", "the worker is connected to the queue"),
+        # Trial 25: a qualifier after the whole statement hid the contradiction.
+        (
+            "flag new_checkout is disabled in production since 2026-11-02.",
+            "The flag new_checkout is enabled in production",
+        ),
+        (
+            "flag new_checkout is disabled in production for 3 days.",
+            "The flag new_checkout is enabled in production",
+        ),
+        (
+            "flag new_checkout is disabled in production on 2 hosts.",
+            "The flag new_checkout is enabled in production",
+        ),
     ],
 )
 def test_the_opposite_of_the_evidence_is_refused(observed: str, concluded: str) -> None:

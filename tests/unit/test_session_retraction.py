@@ -299,3 +299,39 @@ def test_a_trajectory_marks_the_guesses_its_agent_takes_back() -> None:
 )
 def test_retractions_of_a_trajectory(text: str, subjects: list[str | None]) -> None:
     assert [s.strip() if s else s for s in retracted_subjects(text)] == subjects
+
+
+RETRACT_SHORT = """Question: Why does the nightly report job fail on the app-3 host?
+Thought 1: Maybe the cron schedule overlaps with the vacuum job.
+Action 1: Search[cron schedule app-3]
+Observation 1: report runs at 02:00, vacuum runs at 04:00.
+Thought 2: That is ruled out as well. The SMTP relay may reject the report mail.
+Action 2: Search[mail log app-3]
+Observation 2: smtp relay: 550 sender rejected for reports@app-3
+Action 3: Finish[The SMTP relay rejects the sender reports@app-3; allow it on the relay]
+"""
+
+GIVE_UP = """Question: Why is the staging cluster's DNS resolution slow?
+Thought 1: I should check the resolver configuration.
+Action 1: Search[resolv.conf staging]
+Observation 1: nameserver 10.0.0.2, options timeout:5 attempts:3
+Thought 2: I could not find why it is slow.
+Action 2: Finish[I cannot determine the cause]
+"""
+
+
+def test_a_short_retraction_after_an_action_takes_back_the_guess_before() -> None:
+    """Trial 25: in ReAct an action and an observation always stand between a guess and "That
+    is ruled out as well.", which names nothing, so it retracted nothing."""
+    trace = parse_document(RETRACT_SHORT, "auto", "report.txt").units[0].trace
+    assert trace is not None
+    thoughts = [(i, s.status, s.rejects) for i, s in enumerate(trace.steps) if s.kind == "thought"]
+    assert thoughts == [(0, StepStatus.HYPOTHESIS, ()), (3, StepStatus.ASSERTED, (0,))]
+
+
+def test_a_react_answer_that_gives_up_decides_nothing() -> None:
+    """Trial 25: Finish[I cannot determine the cause] became an active decision."""
+    trace = parse_document(GIVE_UP, "auto", "dns.txt").units[0].trace
+    assert trace is not None and trace.produced is not None
+    assert trace.produced.kind == "observation"
+    assert "No answer: the agent gave up (I cannot determine the cause)" in trace.produced.content

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from service.domain.models import QualityIssue, Severity, StepKind
 from service.domain.quality.facts import TraceFacts
 from service.domain.quality.thresholds import QualityThresholds
@@ -64,6 +66,39 @@ def _quote(text: str, limit: int = 80) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
+#: Words saying a state ended, which a qualifier may add ("disabled until yesterday" does not
+#: contradict "is enabled"): such evidence is compared whole only.
+_ENDED = re.compile(
+    r"(?i)\b(?:until|till|before|ago|formerly|previously|earlier|prior to|used to|no longer"
+    r"|any ?more|then)\b"
+)
+#: Fewest core terms of a conclusion's claim compared with evidence that qualifies it.
+MIN_QUALIFIED_TERMS = 3
+
+
+def _qualified(
+    core: tuple[str, ...], cores: set[tuple[str, ...]], sentence: str
+) -> list[tuple[str, ...]]:
+    """Return the conclusion cores that an evidence claim states whole and then qualifies.
+
+    Trial 25: "the flag is disabled in production since 2026-11-02" (or "for 3 days", "on 2
+    hosts", "(checked 10:30)") against "the flag is enabled in production" was accepted: the
+    qualifier made the cores differ. A conclusion core of at least `MIN_QUALIFIED_TERMS` terms
+    that the evidence core starts with counts, unless the evidence sentence says the state
+    ended (`_ENDED`).
+
+    Args:
+        core: an evidence claim's core terms.
+        cores: the conclusion claims' cores.
+        sentence: the evidence sentence the claim was read from.
+
+    Returns:
+        The conclusion cores `core` qualifies (none when the sentence says the state ended).
+    """
+    found = [c for c in cores if MIN_QUALIFIED_TERMS <= len(c) < len(core) and core[: len(c)] == c]
+    return found if found and not _ENDED.search(sentence) else []
+
+
 def contradicts_evidence(trace: TraceFacts, th: QualityThresholds) -> list[QualityIssue]:
     """Flag a conclusion that says the opposite of what the trace observed (serious).
 
@@ -79,7 +114,10 @@ def contradicts_evidence(trace: TraceFacts, th: QualityThresholds) -> list[Quali
     issue is ``poor``, not serious. Sharing words is not enough: the statements must be the
     same but for the negation -- or for measurements the evidence adds (`measured`: "is 340
     ms, above the 200 ms target" against "is below the 200 ms target"; every measurement the
-    conclusion states must be the evidence's, so "5% at 10 rps" never meets "at 1000 rps").
+    conclusion states must be the evidence's, so "5% at 10 rps" never meets "at 1000 rps"), or
+    for a qualifier the evidence adds after the whole statement (`_qualified`: "is disabled in
+    production since 2026-11-02", "for 3 days", "on 2 hosts"), unless it says the state ended
+    ("until yesterday", "before the rollout").
 
     Args:
         trace: the trace's facts.
@@ -101,6 +139,8 @@ def contradicts_evidence(trace: TraceFacts, th: QualityThresholds) -> list[Quali
             for found in claims(sentence):
                 if found.core in cores:
                     last[found.core] = (index, found, sentence)
+                for core in _qualified(found.core, cores, sentence):
+                    last[core] = (index, found, sentence)
                 bare = measured(found.core)[0]
                 if bare in bares:
                     last_bare[bare] = (index, found, sentence)

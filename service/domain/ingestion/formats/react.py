@@ -19,6 +19,7 @@ from service.domain.ingestion.formats.common import (
 from service.domain.ingestion.formats.markdown import chunk_text
 from service.domain.ingestion.formats.retraction import mark_retractions
 from service.domain.ingestion.formats.session import trim_observation
+from service.domain.ingestion.formats.submission import gives_up
 from service.domain.models import (
     IngestUnit,
     Kind,
@@ -213,7 +214,12 @@ def _react_unit(episode: _Episode, key: str, source: str) -> IngestUnit:
                 )
             )
             observations.append(observation)
-    if answer is not None:
+    if answer is not None and gives_up(answer):
+        produced = ProducedDraft(
+            kind=Kind.OBSERVATION,
+            content=f"{episode.label}: {task}\nNo answer: the agent gave up ({answer})",
+        )
+    elif answer is not None:
         produced = ProducedDraft(
             kind=Kind.DECISION,
             content=f"{episode.label}: {task}\nAnswer: {answer}",
@@ -263,7 +269,8 @@ def parse(content: str, source_name: str) -> list[IngestUnit]:
     `MAX_STEP_CHARS`. An ``Action n: Finish[x]`` whose next observation is not ``Invalid
     action...``, or a ``Final Answer: x`` line, is the ``conclusion`` step, its content the
     answer ``x`` alone, and makes the produced ``decision`` (two lines: ``"<Claim|Question|
-    Task>: <task>"`` and ``"Answer: x"``); an episode without one produces an ``observation``
+    Task>: <task>"`` and ``"Answer: x"``), unless the answer says there is none (`gives_up`:
+    "I cannot determine the cause" is an ``observation``); an episode without one produces an ``observation``
     saying so, with the number of its rounds (numbered, else its thoughts) and no conclusion
     step. An observation after the answer that only ends the episode (``Episode finished,
     reward = 1``) is no step: it is kept in ``extra["end_marker"]``.

@@ -55,6 +55,10 @@ _CLAUSE_END = re.compile(r"(?i)[.,;:!?()\u2014]|\s(?:so|and|but|because|since|th
 #: Where a sentence's clauses part for reading a guess: a semicolon, ", which", ", so", ",
 #: because", ", but" (not a colon: "Second hypothesis: X" voices X).
 _GUESS_PARTS = re.compile(r"(?i);\s|,\s*(?:which|so|because|but)\s")
+#: Most words of a sentence that is only a bare retraction ("That is ruled out as well."): it
+#: needs no shared terms with the guess right before it (trial 25: in ReAct an action and an
+#: observation always stand between, and the retraction names nothing).
+MAX_BARE_WORDS = 8
 #: Fewest topic terms a bare retraction ("that's not it") shares with the thought before it.
 MIN_BARE_SHARED_TERMS = 2
 
@@ -140,7 +144,8 @@ def retracted_step(
     (at least one); the thought holding the most wins, the latest on a tie. A retraction
     without subject ("that's not it") takes the thought right before it (no thought in
     between), when a hedged sentence of it shares `MIN_BARE_SHARED_TERMS` topic terms with
-    the retracting text. When nothing matches, nothing is retracted: a wrong link is worse
+    the retracting text, or when the retraction is a short sentence of its own (at most
+    `MAX_BARE_WORDS` words: "That is ruled out as well."). When nothing matches, nothing is retracted: a wrong link is worse
     than a missed one.
 
     Args:
@@ -164,8 +169,12 @@ def retracted_step(
             if last is None or last not in thoughts:
                 continue
             own = topic_terms([text])
+            short = any(  # "That is ruled out as well." alone in its sentence
+                len(x.split()) <= MAX_BARE_WORDS and retracted_subjects(x) == [None]
+                for x in _sentences(text)
+            )
             if any(
-                len(topic_terms([s]) & own) >= MIN_BARE_SHARED_TERMS
+                short or len(topic_terms([s]) & own) >= MIN_BARE_SHARED_TERMS
                 for s in _hedged_sentences(steps[last].content)
             ):
                 return last

@@ -23,6 +23,27 @@ _ADMITS_FAILURE = re.compile(
     r"(?i)\b(?:could ?n[o']t|unable to|not able to|not sure|unsure|gave up|give up|giving up"
     r"|failed to|ran out|run out)\b"
 )
+#: An answer that says there is none ("I cannot determine the cause", "I don't know"): a
+#: give-up, not a decision (trial 25). FEVER's "NOT ENOUGH INFO" is an answer of its own.
+_NO_ANSWER = re.compile(
+    r"(?i)\b(?:can ?not|can't|could ?n[o']t|unable to|not able to) "
+    r"(?:determine|find|answer|tell|figure|identify|work out|say)\b"
+    r"|\b(?:I|we) (?:do not|don't) know\b|\b(?:gave|give|giving) up\b"
+)
+
+
+def gives_up(answer: str) -> bool:
+    """Whether an agent's final answer says it has none ("I cannot determine the cause").
+
+    Args:
+        answer: the final answer (a ReAct ``Finish[...]``, an agent's last message).
+
+    Returns:
+        True for a give-up, which decides nothing.
+    """
+    return bool(_NO_ANSWER.search(answer))
+
+
 #: A sentence announcing the submit or the next step, no explanation ("Let me submit.").
 _NOT_AN_EXPLANATION = re.compile(
     r"(?i)\bsubmit(?:ting)?\b|^(?:let me|let's|let us|now,? (?:let|i)|i will|i'll|next,?)\b"
