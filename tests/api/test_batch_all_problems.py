@@ -167,3 +167,23 @@ def test_openapi_declares_the_refusals(tenant: Tenant, path: str, status: int, c
     assert "errors" in error_body and "memory_id" in error_body
     invalid = spec["components"]["schemas"]["RequestInvalidBody"]["properties"]
     assert "errors" in invalid
+
+
+def test_the_same_text_of_another_kind_at_one_place_is_no_repeat(
+    tenant: Tenant, neo4j_driver: Driver
+) -> None:
+    """Trial 25: an observation, a fact and a decision "x is y2" at one place were three
+    memories, each `created: true`."""
+    kinds = [{**_turn(0, "x is y2"), "kind": k} for k in ("observation", "fact", "decision")]
+    r = _batch(tenant, kinds)
+    assert r.status_code == 422, r.text
+    assert [(e["index"], e["code"]) for e in r.json()["errors"]] == [
+        (1, "input.position_clash"),
+        (2, "input.position_clash"),
+    ]
+    assert _batch(tenant, kinds[:1]).status_code == 201
+    single = tenant.post("/v1/memories", json=kinds[2])
+    assert single.status_code == 409 and single.json()["code"] == "memory.position_taken"
+    again = tenant.post("/v1/memories", json=kinds[0])
+    assert again.status_code == 200 and again.json()["created"] is False
+    assert _count(neo4j_driver, tenant.namespace) == 1

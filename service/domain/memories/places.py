@@ -6,7 +6,8 @@ two items of one batch with different content at one place are a 422 `input.posi
 (the request contradicts itself); a place already held by a current memory of other content
 is a 409 `memory.position_taken` (the request contradicts the stored state: change that turn
 with `PATCH`, or retract it to free the place). The same content at the same place stays an
-idempotent repeat (`created: false`), whatever its kind. Content is compared normalised
+idempotent repeat (`created: false`) when its kind is the same too (trial 25: an observation,
+a fact and a decision of one text at one place were three memories). Content is compared normalised
 (`content_norm`), as equality compares it. Ingestion places its own observations and keeps its
 rules (an edited document ingested again).
 """
@@ -47,8 +48,8 @@ def clashes_within(
         rows: `(index in the request, memory row)` pairs, in request order.
 
     Returns:
-        `(index, PositionClash)` for each later item whose normalised content differs from
-        the first item at its place; the error's `extra` names that item (`same_place_as`).
+        `(index, PositionClash)` for each later item whose normalised content or kind differs
+        from the first item at its place; the error's `extra` names that item (`same_place_as`).
     """
     first: dict[Place, tuple[int, str]] = {}
     found: list[tuple[int, RationaleError]] = []
@@ -57,10 +58,10 @@ def clashes_within(
         if place is None:
             continue
         if place not in first:
-            first[place] = (index, row["content_norm"])
+            first[place] = (index, f"{row['kind']}:{row['content_norm']}")
             continue
         other, content = first[place]
-        if row["content_norm"] != content:
+        if f"{row['kind']}:{row['content_norm']}" != content:
             error = PositionClash(
                 f"{_where(place)} is items[{other}]'s place, with other content: a position "
                 "is one turn's place in its episode",
@@ -93,6 +94,7 @@ def taken_places(
                     "episode": place[0],
                     "position": place[1],
                     "content_norm": row["content_norm"],
+                    "kind": row["kind"],
                 }
             )
     if not keys:
