@@ -122,3 +122,18 @@ def test_a_number_in_the_context_alone_counts_less() -> None:
     own = [len("File updated."), None, None, len("see #1234")]
     levels = identified(["output", "trace", "elsewhere", "both"], texts, own, asked)
     assert levels == {"output": NUMBER, "trace": LABELLED, "elsewhere": NUMBER, "both": NUMBER}
+
+
+def test_a_number_inside_a_date_or_time_is_not_held() -> None:
+    """Trial 25: "30 seconds timeout" found "10:30 UTC", "issue 15" found "2024-03-15"."""
+    asked = numbers_asked("issue 15")
+    texts = ["outage on 2024-03-15", "deploy 15/04/2023", "at 10:15 UTC", "see #15", "ADR-15"]
+    levels = identified(list("abcde"), texts, [None] * 5, asked)
+    assert levels == {"d": NUMBER, "e": NUMBER}
+
+
+def test_a_word_as_given_is_matched_in_any_case() -> None:
+    """Trial 25: "CVE-2021-44228" gave the memory holding exactly that `identified: 0`."""
+    asked = numbers_asked("CVE-2021-44228")
+    texts = ["Patched log4j for CVE-2021-44228", "cve-2021-44228 is log4shell", "CVE-2021-4422"]
+    assert identified(["a", "b", "c"], texts, [None] * 3, asked) == {"a": LABELLED, "b": LABELLED}

@@ -145,7 +145,12 @@ def numbers_asked(query: str) -> tuple[NumberAsked, ...]:
         if key in asked:
             continue
         counted += 1
-        bare = re.compile(rf"(?<![\w.]){'0*' if parts else ''}{number}(?![\w]|\.\d)")
+        # Not a part of a date or a time ("10:30", "15/04/2023", "2024-03-15": trial 25), any
+        # case ("cve-2021-44228" is "CVE-2021-44228").
+        bare = re.compile(
+            rf"(?<![\w.:/])(?<!\d-){'0*' if parts else ''}{number}(?![\w:/]|[.-]\d)",
+            re.IGNORECASE,
+        )
         asked[key] = (
             NumberAsked(bare, None) if label is None else NumberAsked(_written(label, number), bare)
         )
