@@ -15,6 +15,8 @@ from service.keys import ApiKey, parse_api_keys, secret_problems
 from service.origins import check_visibility, default_visibility
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+#: A share or a similarity: a float in [0, 1].
+Share = Annotated[float, Field(ge=0, le=1)]
 
 
 class Settings(BaseSettings):
@@ -283,17 +285,13 @@ class Settings(BaseSettings):
         validation_alias="RATIONALE_RETRIEVAL_VECTOR_WEIGHT",
         description="Weight of the vector list's normalised score (weighted fusion).",
     )
-    retrieval_task_weight: float = Field(
+    retrieval_task_weight: Share = Field(
         default=0.8,
-        ge=0,
-        le=1,
         validation_alias="RATIONALE_RETRIEVAL_TASK_WEIGHT",
         description="Share of a reasoning trace's task match (its task similarity, normalised in the task index's list) in its fused score: max(fused, (1 - w) * fused + w * task); 0 = off (weighted fusion).",
     )
-    retrieval_identifier_weight: float = Field(
+    retrieval_identifier_weight: Share = Field(
         default=0.1,
-        ge=0,
-        le=1,
         validation_alias="RATIONALE_RETRIEVAL_IDENTIFIER_WEIGHT",
         description="What a memory keeps of its fused score when the query is about a number it does not hold ('ADR 57', 'issue 1234': numbers at least a third of the query's words, dates aside); 1 = off.",
     )
@@ -329,24 +327,18 @@ class Settings(BaseSettings):
         validation_alias="RATIONALE_RRF_K",
         description="Reciprocal-rank fusion constant k (Cormack et al. 2009).",
     )
-    quality_min_score: float = Field(
+    quality_min_score: Share = Field(
         default=0.5,
-        ge=0,
-        le=1,
         validation_alias="RATIONALE_QUALITY_MIN_SCORE",
         description="Traces scoring below this are refused at the main door.",
     )
-    quality_repetition_share: float = Field(
+    quality_repetition_share: Share = Field(
         default=0.3,
-        ge=0,
-        le=1,
         validation_alias="RATIONALE_QUALITY_REPETITION_SHARE",
         description="Share of repeated steps from which a trace is `repetitive`.",
     )
-    quality_similarity: float = Field(
+    quality_similarity: Share = Field(
         default=0.85,
-        ge=0,
-        le=1,
         validation_alias="RATIONALE_QUALITY_SIMILARITY",
         description="Token similarity from which two steps count as the same thought.",
     )
@@ -377,10 +369,8 @@ class Settings(BaseSettings):
         validation_alias="RATIONALE_MAINTENANCE_NAMESPACES",
         description='The namespaces scheduled rounds cover (JSON list, e.g. ["team_a"]); empty = every namespace holding memories.',
     )
-    duplicate_similarity: float = Field(
+    duplicate_similarity: Share = Field(
         default=0.92,
-        ge=0,
-        le=1,
         validation_alias="RATIONALE_DUPLICATE_SIMILARITY",
         description="Cosine similarity from which two facts are near-duplicate candidates.",
     )
